@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# initramfs.sh OUT MODULE_DIR BIN_DIR TESTS_DIR
+#
+# The guest's base initramfs: busybox-static, /init, mvfs.ko and the test
+# modules of one flavour, the static tools and the guest tests.  The part
+# that changes per boot (boot.conf, the command) is a second archive that
+# qemu/boot.sh appends.
+set -euo pipefail
+
+out=$1 moddir=$2 bindir=$3 testdir=$4
+top=$(cd "$(dirname "$0")/.." && pwd)
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+
+mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,etc/mvfs,proc,sys,dev,tmp,root}
+mkdir -p "$stage"/{lib/modules,var/lib/mvfs,view,vob,share,tests}
+cp /bin/busybox "$stage/bin/busybox"
+for app in $(/bin/busybox --list-full); do
+	[ -e "$stage/$app" ] || ln -s /bin/busybox "$stage/$app"
+done
+install -m 0755 "$top/qemu/init" "$stage/init"
+install -m 0644 "$top/qemu/motd" "$stage/etc/motd"
+printf 'root:x:0:0:root:/root:/bin/sh\nuser:x:1000:1000:user:/tmp:/bin/sh\n' \
+	> "$stage/etc/passwd"
+printf 'root:x:0:\nuser:x:1000:\n' > "$stage/etc/group"
+echo 'export PS1="\\w # "' > "$stage/etc/profile"
+cp "$moddir"/*.ko "$stage/lib/modules/"
+cp "$bindir"/* "$stage/usr/bin/" 2>/dev/null || true
+cp -r "$testdir"/. "$stage/tests/"
+(cd "$stage" && find . -print0 | cpio --null -o -H newc --owner 0:0 \
+	--quiet) > "$out.tmp"
+mv "$out.tmp" "$out"
