@@ -30,7 +30,9 @@ static int mvfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	inode->i_mode = S_IFDIR | 0755;
 	inode->i_op = &simple_dir_inode_operations;
 	inode->i_fop = &simple_dir_operations;
-	inode->i_atime = inode->i_mtime = inode->i_ctime = current_time(inode);
+	inode->i_mtime = current_time(inode);
+	inode->i_atime = inode->i_mtime;
+	inode->i_ctime = inode->i_mtime;
 	set_nlink(inode, 2);
 	sb->s_root = d_make_root(inode);
 	if (!sb->s_root)

@@ -96,6 +96,8 @@ selftest() {
 	done
 }
 
+# Enough for the tests, small enough for kmemleak's scan to stay quick.
+export MVFS_MEM=${MVFS_MEM:-1024}
 mkdir -p "$out"
 run_id=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 new_store "$out/store.img"
@@ -124,8 +126,8 @@ if [ -n "$default" ] && { [ -z "$pattern" ] || [ "$pattern" = harness ]; }; then
 	selftest selftest-panic "$timeout" \
 		'selftest-panic/01-panic: did not finish' \
 		'selftest-panic: the guest died' 'Kernel panic'
-	selftest selftest-hang 40 \
-		'selftest-hang: the guest did not finish within 40s'
+	selftest selftest-hang 25 \
+		'selftest-hang: the guest did not finish within 25s'
 fi
 echo "1..$n"
 echo "# console logs in $out"
