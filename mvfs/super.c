@@ -1,40 +1,123 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * super.c: the mvfs filesystem type, its superblock and module entry.
+ * super.c: the mvfs filesystem type, its mount options and superblock,
+ * and the module's entry points.
+ *
+ *   mount -t mvfs -o store=/var/lib/mvfs none /view
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/module.h>
+#include <linux/cred.h>
 #include <linux/fs_context.h>
+#include <linux/fs_parser.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/statfs.h>
 #include "mvfs.h"
 
+struct mvfs_fs_context {
+	char	*store;
+};
+
+enum mvfs_param { MVFS_OPT_STORE };
+
+static const struct fs_parameter_spec mvfs_fs_parameters[] = {
+	fsparam_string("store", MVFS_OPT_STORE),
+	{}
+};
+
+static int mvfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
+{
+	struct mvfs_fs_context *ctx = fc->fs_private;
+	struct fs_parse_result result;
+	int opt;
+
+	opt = fs_parse(fc, mvfs_fs_parameters, param, &result);
+	if (opt < 0) {
+		if (opt == -ENOPARAM)
+			pr_err("unknown mount option \"%s\"\n", param->key);
+		return opt == -ENOPARAM ? -EINVAL : opt;
+	}
+	kfree(ctx->store);
+	ctx->store = param->string;
+	param->string = NULL;
+	return 0;
+}
+
+static void mvfs_free_sbi(struct mvfs_sb_info *sbi)
+{
+	if (!sbi)
+		return;
+	mvfs_views_free(sbi);
+	mvfs_store_close(sbi);
+	if (sbi->creds)
+		put_cred(sbi->creds);
+	kfree(sbi->store_name);
+	kfree(sbi);
+}
+
+static int mvfs_show_options(struct seq_file *m, struct dentry *root)
+{
+	seq_show_option(m, "store", MVFS_SB(root->d_sb)->store_name);
+	return 0;
+}
+
+static int mvfs_statfs(struct dentry *dentry, struct kstatfs *buf)
+{
+	buf->f_type = MVFS_MAGIC;
+	buf->f_bsize = PAGE_SIZE;
+	buf->f_namelen = MVFS_ENTRY_NAME_MAX;
+	return 0;
+}
+
 static const struct super_operations mvfs_super_ops = {
-	.statfs		= simple_statfs,
+	.alloc_inode	= mvfs_alloc_inode,
+	.free_inode	= mvfs_free_inode,
+	.evict_inode	= mvfs_evict_inode,
 	.drop_inode	= generic_delete_inode,
+	.statfs		= mvfs_statfs,
+	.show_options	= mvfs_show_options,
 };
 
 static int mvfs_fill_super(struct super_block *sb, struct fs_context *fc)
 {
-	struct inode *inode;
+	struct mvfs_fs_context *ctx = fc->fs_private;
+	struct mvfs_sb_info *sbi;
+	struct inode *root;
+	int err;
+
+	sbi = kzalloc(sizeof(*sbi), GFP_KERNEL);
+	if (!sbi)
+		return -ENOMEM;
+	init_rwsem(&sbi->state_lock);
+	INIT_LIST_HEAD(&sbi->views);
+	sb->s_fs_info = sbi;
+	sbi->creds = get_cred(fc->cred);
+	sbi->store_name = kstrdup(ctx->store, GFP_KERNEL);
+	if (!sbi->store_name)
+		return -ENOMEM;
 
 	sb->s_magic = MVFS_MAGIC;
 	sb->s_op = &mvfs_super_ops;
+	sb->s_d_op = &mvfs_dentry_ops;
+	/* Views are read-only for now; each view gets a private layer later. */
 	sb->s_flags |= SB_RDONLY;
 	sb->s_iflags |= SB_I_NODEV;
 	sb->s_time_gran = 1;
+	sb->s_maxbytes = MAX_LFS_FILESIZE;
 
-	inode = new_inode(sb);
-	if (!inode)
+	err = mvfs_store_open(sbi, ctx->store);
+	if (err)
+		return err;
+	err = mvfs_views_reload(sb);
+	if (err)
+		return err;
+
+	root = mvfs_new_inode(sb, MVFS_TOP, S_IFDIR | 0755);
+	if (!root)
 		return -ENOMEM;
-	inode->i_ino = 1;
-	inode->i_mode = S_IFDIR | 0755;
-	inode->i_op = &simple_dir_inode_operations;
-	inode->i_fop = &simple_dir_operations;
-	inode->i_mtime = current_time(inode);
-	inode->i_atime = inode->i_mtime;
-	inode->i_ctime = inode->i_mtime;
-	set_nlink(inode, 2);
-	sb->s_root = d_make_root(inode);
+	sb->s_root = d_make_root(root);
 	if (!sb->s_root)
 		return -ENOMEM;
 	return 0;
@@ -42,24 +125,56 @@ static int mvfs_fill_super(struct super_block *sb, struct fs_context *fc)
 
 static int mvfs_get_tree(struct fs_context *fc)
 {
+	struct mvfs_fs_context *ctx = fc->fs_private;
+
+	if (!ctx->store) {
+		pr_err("missing mount option store=DIR\n");
+		return -EINVAL;
+	}
 	return get_tree_nodev(fc, mvfs_fill_super);
 }
 
+static void mvfs_free_fc(struct fs_context *fc)
+{
+	struct mvfs_fs_context *ctx = fc->fs_private;
+
+	if (ctx)
+		kfree(ctx->store);
+	kfree(ctx);
+}
+
 static const struct fs_context_operations mvfs_context_ops = {
+	.parse_param	= mvfs_parse_param,
 	.get_tree	= mvfs_get_tree,
+	.free		= mvfs_free_fc,
 };
 
 static int mvfs_init_fs_context(struct fs_context *fc)
 {
+	struct mvfs_fs_context *ctx;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	fc->fs_private = ctx;
 	fc->ops = &mvfs_context_ops;
 	return 0;
+}
+
+static void mvfs_kill_sb(struct super_block *sb)
+{
+	struct mvfs_sb_info *sbi = MVFS_SB(sb);
+
+	kill_anon_super(sb);
+	mvfs_free_sbi(sbi);
 }
 
 static struct file_system_type mvfs_fs_type = {
 	.owner			= THIS_MODULE,
 	.name			= "mvfs",
 	.init_fs_context	= mvfs_init_fs_context,
-	.kill_sb		= kill_anon_super,
+	.parameters		= mvfs_fs_parameters,
+	.kill_sb		= mvfs_kill_sb,
 };
 MODULE_ALIAS_FS("mvfs");
 
@@ -67,15 +182,21 @@ static int __init mvfs_init(void)
 {
 	int err;
 
-	err = register_filesystem(&mvfs_fs_type);
+	err = mvfs_init_inodecache();
 	if (err)
+		return err;
+	err = register_filesystem(&mvfs_fs_type);
+	if (err) {
 		pr_err("cannot register the filesystem type: %d\n", err);
+		mvfs_destroy_inodecache();
+	}
 	return err;
 }
 
 static void __exit mvfs_exit(void)
 {
 	unregister_filesystem(&mvfs_fs_type);
+	mvfs_destroy_inodecache();
 }
 
 module_init(mvfs_init);

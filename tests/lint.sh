@@ -14,7 +14,7 @@ cp="$ksrc/scripts/checkpatch.pl --strict --no-tree --quiet --terse --show-types"
 # Out-of-tree: no kernel-tree checks of file layout or MAINTAINERS.
 cp="$cp --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG"
 
-files=$(git ls-files 'mvfs/*.[ch]' 'userspace/*.[ch]' 'tests/*.[ch]')
+files=$(git ls-files --cached --others --exclude-standard 'mvfs/*.[ch]' 'userspace/*.[ch]' 'tests/*.[ch]')
 for f in $files; do
 	$cp -f "$f" || bad=1
 done

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dir.c: lookup and readdir of /view, of a view's directories, and of the
+ * version-extended names NAME@@REV and NAME@@.
+ *
+ * The @@ rule: a name is first looked up as it is, so an entry whose name
+ * really contains "@@" stays reachable.  Only when there is no such entry
+ * is the name split at its last "@@": NAME@@REV (REV a revision number or
+ * a label) is NAME as it was in REV, read-only and fixed; NAME@@ is a
+ * directory of the revision numbers in which NAME changed.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/namei.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "mvfs.h"
+#include "uapi/mvfs_ioctl.h"
+
+/* "DIR/NAME", or "NAME" at the top; kfree() it. */
+static char *mvfs_join(const char *dir, const char *name, unsigned int len)
+{
+	if (!*dir)
+		return kmemdup_nul(name, len, GFP_KERNEL);
+	return kasprintf(GFP_KERNEL, "%s/%.*s", dir, (int)len, name);
+}
+
+/* The tree that DIR lists now, and (in *rev) the revision it is from. */
+static u64 mvfs_dir_tree(struct inode *dir, struct mvfs_entry *scratch,
+			 u64 *rev)
+{
+	struct mvfs_inode_info *ei = MVFS_I(dir);
+
+	if (ei->kind != MVFS_VIEW) {
+		*rev = ei->rev;
+		return ei->ref;
+	}
+	*rev = mvfs_view_root(ei->view, scratch);
+	return *rev ? scratch->ref : 0;
+}
+
+/* A fixed version's inode inherits how it was named (by label or not). */
+static struct inode *mvfs_version_inode(struct inode *dir,
+					const struct mvfs_entry *e,
+					const char *path, u64 rev,
+					bool by_label, u64 gen)
+{
+	struct inode *inode;
+
+	inode = mvfs_entry_inode(dir->i_sb, e, path, NULL, rev);
+	if (!IS_ERR(inode)) {
+		MVFS_I(inode)->by_label = by_label;
+		MVFS_I(inode)->gen = gen;
+	}
+	return inode;
+}
+
+/* NAME@@SPEC: the element PATH in the revision SPEC names, or NULL. */
+static struct inode *mvfs_version_at(struct inode *dir, const char *path,
+				     const char *spec, unsigned int len,
+				     struct mvfs_entry *e)
+{
+	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
+	u64 gen = READ_ONCE(sbi->gen), rev;
+	bool by_label;
+	int err;
+
+	if (mvfs_rev_lookup(sbi, spec, len, &rev, &by_label))
+		return NULL;
+	err = mvfs_resolve(sbi, rev, path, e);
+	if (err == -ENOENT)
+		return NULL;
+	if (err)
+		return ERR_PTR(err);
+	return mvfs_version_inode(dir, e, path, rev, by_label, gen);
+}
+
+/* NAME@@: a directory of the revisions of PATH, if it ever existed. */
+static struct inode *mvfs_history(struct inode *dir, const char *path,
+				  struct mvfs_entry *e)
+{
+	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
+	struct inode *inode;
+	u64 rev, nrevs;
+
+	down_read(&sbi->state_lock);
+	nrevs = sbi->state->nrevs;
+	up_read(&sbi->state_lock);
+	for (rev = 1; rev <= nrevs; rev++)
+		if (!mvfs_resolve(sbi, rev, path, e))
+			break;
+	if (rev > nrevs)
+		return NULL;
+	inode = mvfs_new_inode(dir->i_sb, MVFS_HIST, S_IFDIR | 0555);
+	if (!inode)
+		return ERR_PTR(-ENOMEM);
+	MVFS_I(inode)->path = kstrdup(path, GFP_KERNEL);
+	if (!MVFS_I(inode)->path) {
+		iput(inode);
+		return ERR_PTR(-ENOMEM);
+	}
+	return inode;
+}
+
+/* A name with no entry of its own: a version-extended name, or NULL. */
+static struct inode *mvfs_lookup_version(struct inode *dir, const char *name,
+					 unsigned int len, struct mvfs_entry *e)
+{
+	struct inode *inode;
+	unsigned int at;
+	char *path;
+
+	for (at = len - 1; at > 0; at--)
+		if (name[at - 1] == '@' && name[at] == '@')
+			break;
+	if (at < 2)
+		return NULL;
+	at--;
+	path = mvfs_join(MVFS_I(dir)->path, name, at);
+	if (!path)
+		return ERR_PTR(-ENOMEM);
+	if (at + 2 == len)
+		inode = mvfs_history(dir, path, e);
+	else
+		inode = mvfs_version_at(dir, path, name + at + 2,
+					len - at - 2, e);
+	kfree(path);
+	return inode;
+}
+
+static struct dentry *mvfs_lookup(struct inode *dir, struct dentry *dentry,
+				  unsigned int flags)
+{
+	struct mvfs_inode_info *ei = MVFS_I(dir);
+	const struct qstr *q = &dentry->d_name;
+	struct inode *inode;
+	struct mvfs_entry *e;
+	char *path;
+	u64 tree, rev;
+	int err;
+
+	e = kmalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return ERR_PTR(-ENOMEM);
+	tree = mvfs_dir_tree(dir, e, &rev);
+	err = mvfs_store_find(MVFS_SB(dir->i_sb), tree, q->name, q->len, e);
+	if (err == -ENOENT) {
+		inode = mvfs_lookup_version(dir, q->name, q->len, e);
+	} else if (err) {
+		inode = ERR_PTR(err);
+	} else {
+		path = mvfs_join(ei->path, q->name, q->len);
+		inode = path ? mvfs_entry_inode(dir->i_sb, e, path, ei->view,
+						rev) : ERR_PTR(-ENOMEM);
+		kfree(path);
+		if (!IS_ERR(inode)) {
+			MVFS_I(inode)->by_label = ei->by_label;
+			MVFS_I(inode)->gen = ei->gen;
+		}
+	}
+	kfree(e);
+	return d_splice_alias(inode, dentry);
+}
+
+static int mvfs_readdir(struct file *file, struct dir_context *ctx)
+{
+	struct inode *dir = file_inode(file);
+	struct mvfs_entry *e;
+	u64 tree, rev;
+	int err = 0;
+
+	if (!dir_emit_dots(file, ctx))
+		return 0;
+	e = kmalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	tree = mvfs_dir_tree(dir, e, &rev);
+	for (;;) {
+		err = mvfs_store_entry(MVFS_SB(dir->i_sb), tree, ctx->pos - 2,
+				       e);
+		if (err)
+			break;
+		if (!dir_emit(ctx, e->name, e->name_len, ctx->pos,
+			      fs_umode_to_dtype(e->mode)))
+			break;
+		ctx->pos++;
+	}
+	kfree(e);
+	return err == -ENOENT ? 0 : err;
+}
+
+const struct inode_operations mvfs_dir_iops = {
+	.lookup		= mvfs_lookup,
+	.getattr	= mvfs_getattr,
+};
+
+const struct file_operations mvfs_dir_fops = {
+	.read		= generic_read_dir,
+	.iterate_shared	= mvfs_readdir,
+	.llseek		= generic_file_llseek,
+};
+
+/* NAME@@/N: NAME in revision N (or in the revision a label names). */
+static struct dentry *mvfs_hist_lookup(struct inode *dir,
+				       struct dentry *dentry,
+				       unsigned int flags)
+{
+	const struct qstr *q = &dentry->d_name;
+	struct inode *inode;
+	struct mvfs_entry *e;
+
+	e = kmalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return ERR_PTR(-ENOMEM);
+	inode = mvfs_version_at(dir, MVFS_I(dir)->path, q->name, q->len, e);
+	kfree(e);
+	return d_splice_alias(inode, dentry);
+}
+
+static bool mvfs_entry_same(const struct mvfs_entry *a,
+			    const struct mvfs_entry *b)
+{
+	return a->mode == b->mode && a->uid == b->uid && a->gid == b->gid &&
+	       a->size == b->size && a->mtime == b->mtime &&
+	       a->mtime_nsec == b->mtime_nsec && a->ref == b->ref;
+}
+
+/* The revisions in which the element exists and differs from before. */
+static int mvfs_hist_readdir(struct file *file, struct dir_context *ctx)
+{
+	struct inode *dir = file_inode(file);
+	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
+	struct mvfs_entry *e;
+	bool had = false;
+	u64 rev, nrevs;
+	char name[24];
+	int err = 0, len;
+
+	if (!dir_emit_dots(file, ctx))
+		return 0;
+	e = kmalloc_array(2, sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	down_read(&sbi->state_lock);
+	nrevs = sbi->state->nrevs;
+	up_read(&sbi->state_lock);
+	for (rev = 1; rev <= nrevs; rev++) {
+		err = mvfs_resolve(sbi, rev, MVFS_I(dir)->path, &e[0]);
+		if (err == -ENOENT) {
+			had = false;
+			continue;
+		}
+		if (err)
+			break;
+		if (had && mvfs_entry_same(&e[0], &e[1]))
+			continue;
+		had = true;
+		e[1] = e[0];
+		if (rev + 2 < ctx->pos)
+			continue;
+		len = snprintf(name, sizeof(name), "%llu", rev);
+		if (!dir_emit(ctx, name, len, rev + 2,
+			      fs_umode_to_dtype(e[0].mode)))
+			break;
+		ctx->pos = rev + 3;
+	}
+	kfree(e);
+	return err == -ENOENT ? 0 : err;
+}
+
+const struct inode_operations mvfs_hist_iops = {
+	.lookup		= mvfs_hist_lookup,
+};
+
+const struct file_operations mvfs_hist_fops = {
+	.read		= generic_read_dir,
+	.iterate_shared	= mvfs_hist_readdir,
+	.llseek		= generic_file_llseek,
+};
+
+/* /view/TAG */
+static struct dentry *mvfs_top_lookup(struct inode *dir,
+				      struct dentry *dentry,
+				      unsigned int flags)
+{
+	const struct qstr *q = &dentry->d_name;
+	struct inode *inode = NULL;
+	struct mvfs_view *v;
+
+	v = mvfs_view_get(MVFS_SB(dir->i_sb), q->name, q->len);
+	if (v) {
+		inode = mvfs_view_inode(dir->i_sb, v);
+		mvfs_view_put(v);
+	}
+	return d_splice_alias(inode, dentry);
+}
+
+/* Copy the tag of the view at position POS into TAG; false past the end. */
+static bool mvfs_top_nth(struct mvfs_sb_info *sbi, loff_t pos, char *tag)
+{
+	struct mvfs_view *v;
+	bool found = false;
+
+	down_read(&sbi->state_lock);
+	list_for_each_entry(v, &sbi->views, node) {
+		if (pos-- == 0) {
+			strscpy(tag, v->rec.tag, MVFS_NAME_MAX + 1);
+			found = true;
+			break;
+		}
+	}
+	up_read(&sbi->state_lock);
+	return found;
+}
+
+static int mvfs_top_readdir(struct file *file, struct dir_context *ctx)
+{
+	struct mvfs_sb_info *sbi = MVFS_SB(file_inode(file)->i_sb);
+	char tag[MVFS_NAME_MAX + 1];
+
+	if (!dir_emit_dots(file, ctx))
+		return 0;
+	while (mvfs_top_nth(sbi, ctx->pos - 2, tag)) {
+		if (!dir_emit(ctx, tag, strlen(tag), ctx->pos, DT_DIR))
+			break;
+		ctx->pos++;
+	}
+	return 0;
+}
+
+const struct inode_operations mvfs_top_iops = {
+	.lookup		= mvfs_top_lookup,
+};
+
+const struct file_operations mvfs_top_fops = {
+	.read		= generic_read_dir,
+	.iterate_shared	= mvfs_top_readdir,
+	.llseek		= generic_file_llseek,
+	.unlocked_ioctl	= mvfs_ioctl,
+};

@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * store.c: all the module knows of the store's layout (uapi/mvfs_format.h,
+ * docs/FORMAT.md).  The rest of mvfs reaches the store through the calls
+ * below, whose return contracts are written above each.
+ *
+ * Every read goes through kernel_read() on a file of the store's ext2
+ * filesystem, so it is served from that file's page cache; nothing is
+ * cached twice.  Everything read is checked before it is used: a corrupt
+ * store gives -EIO and one log line, never a wild offset.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cred.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/namei.h>
+#include <linux/slab.h>
+#include "mvfs.h"
+
+#define MVFS_STATE_MAX	(64U << 20)
+
+/* Open NAME under the store directory with the mounter's credentials. */
+static struct file *mvfs_open(struct mvfs_sb_info *sbi, const char *name)
+{
+	const struct cred *old = override_creds(sbi->creds);
+	struct file *file;
+
+	file = file_open_root(&sbi->store, name,
+			      O_RDONLY | O_LARGEFILE | O_NOATIME, 0);
+	revert_creds(old);
+	pr_debug("open %s/%s: %d\n", sbi->store_name, name,
+		 PTR_ERR_OR_ZERO(file));
+	return file;
+}
+
+/* Read exactly LEN bytes at POS: 0, or -EIO (short read) or -errno. */
+static int mvfs_read_at(struct file *file, void *buf, size_t len, u64 pos)
+{
+	loff_t p = pos;
+	ssize_t n = kernel_read(file, buf, len, &p);
+
+	if (n < 0)
+		return n;
+	return n == len ? 0 : -EIO;
+}
+
+static int mvfs_corrupt(struct mvfs_sb_info *sbi, const char *what, u64 off)
+{
+	pr_err_ratelimited("store %s: corrupt %s at %llu\n",
+			   sbi->store_name, what, off);
+	return -EIO;
+}
+
+/**
+ * mvfs_store_open - attach the store directory @dir to @sbi
+ * @sbi: the mount's private data; ->creds must be set
+ * @dir: the path given with store=
+ *
+ * Return: 0; -EINVAL when @dir is not a directory holding an mvfs store of
+ * our format; -EIO when its pack is unreadable.  Logs one line on failure.
+ */
+int mvfs_store_open(struct mvfs_sb_info *sbi, const char *dir)
+{
+	struct mvfs_pack_hdr hdr;
+	struct file *pack;
+	int err;
+
+	err = kern_path(dir, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &sbi->store);
+	if (err) {
+		pr_err("store=%s: not a directory (%d)\n", dir, err);
+		return -EINVAL;
+	}
+	if (sbi->store.dentry->d_sb->s_magic == MVFS_MAGIC) {
+		pr_err("store=%s: a store cannot live on mvfs\n", dir);
+		err = -EINVAL;
+		goto out_put;
+	}
+	pack = mvfs_open(sbi, MVFS_PACK_FILE);
+	if (IS_ERR(pack)) {
+		pr_err("store=%s: no mvfs store here (no %s; run mvfs init)\n",
+		       dir, MVFS_PACK_FILE);
+		err = -EINVAL;
+		goto out_put;
+	}
+	err = mvfs_read_at(pack, &hdr, sizeof(hdr), 0);
+	if (err || le32_to_cpu(hdr.magic) != MVFS_PACK_MAGIC) {
+		pr_err("store=%s: %s is not an mvfs pack\n", dir,
+		       MVFS_PACK_FILE);
+		err = -EINVAL;
+		goto out_fput;
+	}
+	if (le32_to_cpu(hdr.format) != MVFS_FORMAT) {
+		pr_err("store=%s: format %u, this module reads format %u\n",
+		       dir, le32_to_cpu(hdr.format), MVFS_FORMAT);
+		err = -EINVAL;
+		goto out_fput;
+	}
+	sbi->pack = pack;
+	return 0;
+
+out_fput:
+	fput(pack);
+out_put:
+	path_put(&sbi->store);
+	sbi->store.dentry = NULL;
+	return err;
+}
+
+/**
+ * mvfs_store_close - release what mvfs_store_open() took
+ * @sbi: the mount's private data
+ */
+void mvfs_store_close(struct mvfs_sb_info *sbi)
+{
+	if (sbi->pack)
+		fput(sbi->pack);
+	if (sbi->store.dentry)
+		path_put(&sbi->store);
+}
+
+static bool mvfs_entry_name_valid(const char *name, unsigned int len)
+{
+	if (len == 0 || len > MVFS_ENTRY_NAME_MAX)
+		return false;
+	if (memchr(name, '/', len) || memchr(name, '\0', len))
+		return false;
+	if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')))
+		return false;
+	return true;
+}
+
+/* Decode and check an entry; the name is filled in by the caller. */
+static int mvfs_entry_decode(struct mvfs_sb_info *sbi,
+			     const struct mvfs_entry_disk *d,
+			     struct mvfs_entry *e, u64 off)
+{
+	u64 pack_len = READ_ONCE(sbi->pack_len);
+	bool ok;
+
+	e->mode = le32_to_cpu(d->mode) & (S_IFMT | 07777);
+	e->uid = le32_to_cpu(d->uid);
+	e->gid = le32_to_cpu(d->gid);
+	e->mtime_nsec = le32_to_cpu(d->mtime_nsec);
+	e->mtime = (s64)le64_to_cpu(d->mtime);
+	e->size = le64_to_cpu(d->size);
+	e->ref = le64_to_cpu(d->ref);
+	e->name_len = 0;
+	e->name[0] = '\0';
+
+	switch (e->mode & S_IFMT) {
+	case S_IFDIR:
+		ok = e->ref >= sizeof(struct mvfs_pack_hdr) &&
+		     e->ref + sizeof(struct mvfs_tree_hdr) <= pack_len;
+		break;
+	case S_IFLNK:
+		ok = e->size > 0 && e->size < PATH_MAX && e->ref > 0 &&
+		     e->ref + e->size <= pack_len;
+		break;
+	case S_IFREG:
+		ok = (e->ref == 0) == (e->size == 0) &&
+		     e->ref < READ_ONCE(sbi->next_object);
+		break;
+	default:
+		ok = false;
+	}
+	if (!ok || e->mtime_nsec >= NSEC_PER_SEC)
+		return mvfs_corrupt(sbi, "entry", off);
+	return 0;
+}
+
+/* Read and check the header of the tree at TREE. */
+static int mvfs_tree_hdr(struct mvfs_sb_info *sbi, u64 tree, u32 *count,
+			 u32 *names_len)
+{
+	struct mvfs_tree_hdr hdr;
+	u64 end;
+	int err;
+
+	err = mvfs_read_at(sbi->pack, &hdr, sizeof(hdr), tree);
+	if (err)
+		return mvfs_corrupt(sbi, "tree", tree);
+	*count = le32_to_cpu(hdr.count);
+	*names_len = le32_to_cpu(hdr.names_len);
+	end = tree + sizeof(hdr) + (u64)*count * sizeof(struct mvfs_entry_disk)
+	      + *names_len;
+	if (le32_to_cpu(hdr.magic) != MVFS_TREE_MAGIC ||
+	    end > READ_ONCE(sbi->pack_len))
+		return mvfs_corrupt(sbi, "tree", tree);
+	return 0;
+}
+
+/* Read entry INDEX of a tree whose header said COUNT and NAMES_LEN. */
+static int mvfs_tree_entry(struct mvfs_sb_info *sbi, u64 tree, u32 count,
+			   u32 names_len, u32 index, struct mvfs_entry *e)
+{
+	struct mvfs_entry_disk d;
+	u64 off = tree + sizeof(struct mvfs_tree_hdr) + (u64)index * sizeof(d);
+	u64 names = tree + sizeof(struct mvfs_tree_hdr) + (u64)count * sizeof(d);
+	u32 name_off;
+	int err;
+
+	err = mvfs_read_at(sbi->pack, &d, sizeof(d), off);
+	if (err)
+		return mvfs_corrupt(sbi, "entry", off);
+	err = mvfs_entry_decode(sbi, &d, e, off);
+	if (err)
+		return err;
+	name_off = le32_to_cpu(d.name_off);
+	e->name_len = le16_to_cpu(d.name_len);
+	if ((u64)name_off + e->name_len > names_len ||
+	    e->name_len > MVFS_ENTRY_NAME_MAX)
+		return mvfs_corrupt(sbi, "entry name", off);
+	err = mvfs_read_at(sbi->pack, e->name, e->name_len, names + name_off);
+	if (err)
+		return mvfs_corrupt(sbi, "entry name", off);
+	e->name[e->name_len] = '\0';
+	if (!mvfs_entry_name_valid(e->name, e->name_len))
+		return mvfs_corrupt(sbi, "entry name", off);
+	return 0;
+}
+
+/**
+ * mvfs_store_entry - read one entry of a tree, in name order
+ * @sbi: the mount
+ * @tree: the tree's offset (an entry's ref); 0 is the empty tree
+ * @index: 0 for the first entry
+ * @e: filled with the entry and its name
+ *
+ * Return: 0; -ENOENT past the last entry; -EIO when the store is corrupt.
+ */
+int mvfs_store_entry(struct mvfs_sb_info *sbi, u64 tree, u32 index,
+		     struct mvfs_entry *e)
+{
+	u32 count, names_len;
+	int err;
+
+	if (!tree)
+		return -ENOENT;
+	err = mvfs_tree_hdr(sbi, tree, &count, &names_len);
+	if (err)
+		return err;
+	if (index >= count)
+		return -ENOENT;
+	return mvfs_tree_entry(sbi, tree, count, names_len, index, e);
+}
+
+static int mvfs_name_cmp(const struct mvfs_entry *e, const char *name,
+			 unsigned int len)
+{
+	int c = memcmp(e->name, name, min_t(unsigned int, e->name_len, len));
+
+	if (c)
+		return c;
+	return (int)e->name_len - (int)len;
+}
+
+/**
+ * mvfs_store_find - look a name up in a tree
+ * @sbi: the mount
+ * @tree: the tree's offset; 0 is the empty tree
+ * @name: the name, not NUL-terminated
+ * @len: its length
+ * @e: filled with the entry when found
+ *
+ * A binary search over the sorted entries: O(log n) reads of the pack,
+ * whatever the number of revisions.
+ *
+ * Return: 0; -ENOENT when there is no such name; -EIO when corrupt.
+ */
+int mvfs_store_find(struct mvfs_sb_info *sbi, u64 tree, const char *name,
+		    unsigned int len, struct mvfs_entry *e)
+{
+	u32 count, names_len, lo = 0, hi, mid;
+	int err, c;
+
+	if (!tree || !mvfs_entry_name_valid(name, len))
+		return -ENOENT;
+	err = mvfs_tree_hdr(sbi, tree, &count, &names_len);
+	if (err)
+		return err;
+	hi = count;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		err = mvfs_tree_entry(sbi, tree, count, names_len, mid, e);
+		if (err)
+			return err;
+		c = mvfs_name_cmp(e, name, len);
+		if (!c)
+			return 0;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -ENOENT;
+}
+
+/**
+ * mvfs_store_link - read a symlink's target
+ * @sbi: the mount
+ * @e: a symlink entry
+ *
+ * Return: the NUL-terminated target (kfree it), or ERR_PTR(-EIO/-ENOMEM).
+ */
+char *mvfs_store_link(struct mvfs_sb_info *sbi, const struct mvfs_entry *e)
+{
+	char *target;
+	int err;
+
+	target = kmalloc(e->size + 1, GFP_KERNEL);
+	if (!target)
+		return ERR_PTR(-ENOMEM);
+	err = mvfs_read_at(sbi->pack, target, e->size, e->ref);
+	target[e->size] = '\0';
+	if (!err && strlen(target) != e->size)
+		err = mvfs_corrupt(sbi, "symlink", e->ref);
+	if (err) {
+		kfree(target);
+		return ERR_PTR(err);
+	}
+	return target;
+}
+
+/**
+ * mvfs_store_object - open the content of a regular file entry
+ * @sbi: the mount
+ * @e: a regular file entry with a non-zero ref
+ *
+ * Return: the object file, open read-only (fput it), or ERR_PTR(-EIO)
+ * when it is missing or its size is not the entry's.
+ */
+struct file *mvfs_store_object(struct mvfs_sb_info *sbi,
+			       const struct mvfs_entry *e)
+{
+	char name[sizeof(MVFS_OBJECTS_DIR) + 24];
+	struct file *file;
+
+	snprintf(name, sizeof(name), MVFS_OBJECTS_DIR "/%02llx/%llx",
+		 e->ref & 0xff, e->ref);
+	file = mvfs_open(sbi, name);
+	if (IS_ERR(file)) {
+		pr_err_ratelimited("store %s: object %s missing (%ld)\n",
+				   sbi->store_name, name, PTR_ERR(file));
+		return ERR_PTR(-EIO);
+	}
+	if (!S_ISREG(file_inode(file)->i_mode) ||
+	    i_size_read(file_inode(file)) != e->size) {
+		fput(file);
+		mvfs_corrupt(sbi, "object size", e->ref);
+		return ERR_PTR(-EIO);
+	}
+	return file;
+}
+
+/* Copy a NUL-padded name field; false unless it is a valid name. */
+static bool mvfs_name_field(char *dst, const char *field)
+{
+	size_t len = strnlen(field, MVFS_NAME_FIELD);
+
+	if (len > MVFS_NAME_MAX || !mvfs_name_valid(field, len))
+		return false;
+	memcpy(dst, field, len);
+	dst[len] = '\0';
+	return true;
+}
+
+static int mvfs_state_parse_revs(struct mvfs_sb_info *sbi,
+				 struct mvfs_state *st, const void *p)
+{
+	const struct mvfs_rev_disk *d = p;
+	u32 i;
+	int err;
+
+	for (i = 0; i < st->nrevs; i++) {
+		err = mvfs_entry_decode(sbi, &d[i].root, &st->revs[i].root,
+					i + 1);
+		if (err)
+			return err;
+		if (!S_ISDIR(st->revs[i].root.mode))
+			return mvfs_corrupt(sbi, "revision", i + 1);
+	}
+	return 0;
+}
+
+static int mvfs_state_parse_names(struct mvfs_sb_info *sbi,
+				  struct mvfs_state *st, const void *p)
+{
+	const struct mvfs_label_disk *l = p;
+	const struct mvfs_view_disk *v = (const void *)(l + st->nlabels);
+	struct mvfs_view_rec *r;
+	u32 i;
+
+	for (i = 0; i < st->nlabels; i++) {
+		st->labels[i].rev = le64_to_cpu(l[i].rev);
+		if (!mvfs_name_field(st->labels[i].name, l[i].name) ||
+		    !st->labels[i].rev || st->labels[i].rev > st->nrevs)
+			return mvfs_corrupt(sbi, "label", i);
+	}
+	for (i = 0; i < st->nviews; i++) {
+		r = &st->views[i];
+		r->rev = le64_to_cpu(v[i].rev);
+		r->select = le32_to_cpu(v[i].select);
+		r->uid = le32_to_cpu(v[i].uid);
+		r->gid = le32_to_cpu(v[i].gid);
+		r->mode = le32_to_cpu(v[i].mode);
+		if (!mvfs_name_field(r->tag, v[i].tag) || r->mode > 0777 ||
+		    r->select < MVFS_SEL_REV || r->select > MVFS_SEL_LATEST ||
+		    (r->select == MVFS_SEL_REV && r->rev > st->nrevs) ||
+		    (r->select == MVFS_SEL_LABEL &&
+		     !mvfs_name_field(r->label, v[i].label)))
+			return mvfs_corrupt(sbi, "view", i);
+	}
+	return 0;
+}
+
+/* Check the header of a state file of SIZE bytes; 0 or -EINVAL/-EIO. */
+static int mvfs_state_check(struct mvfs_sb_info *sbi, void *buf, u64 size)
+{
+	struct mvfs_state_hdr *h = buf;
+	u64 sum = le64_to_cpu(h->checksum), want;
+
+	if (le32_to_cpu(h->magic) != MVFS_STATE_MAGIC) {
+		pr_err("store %s: %s is not an mvfs state file\n",
+		       sbi->store_name, MVFS_STATE_FILE);
+		return -EINVAL;
+	}
+	if (le32_to_cpu(h->format) != MVFS_FORMAT) {
+		pr_err("store %s: format %u, this module reads format %u\n",
+		       sbi->store_name, le32_to_cpu(h->format), MVFS_FORMAT);
+		return -EINVAL;
+	}
+	want = sizeof(*h) +
+	       (u64)le32_to_cpu(h->nrevs) * sizeof(struct mvfs_rev_disk) +
+	       (u64)le32_to_cpu(h->nlabels) * sizeof(struct mvfs_label_disk) +
+	       (u64)le32_to_cpu(h->nviews) * sizeof(struct mvfs_view_disk);
+	h->checksum = 0;
+	if (le64_to_cpu(h->size) != size || want != size ||
+	    mvfs_fnv64(MVFS_FNV64_INIT, buf, size) != sum) {
+		pr_err("store %s: %s is corrupt (size or checksum)\n",
+		       sbi->store_name, MVFS_STATE_FILE);
+		return -EIO;
+	}
+	if (le64_to_cpu(h->pack_len) < sizeof(struct mvfs_pack_hdr) ||
+	    le64_to_cpu(h->pack_len) > i_size_read(file_inode(sbi->pack)) ||
+	    !le64_to_cpu(h->next_object)) {
+		pr_err("store %s: %s and %s disagree\n", sbi->store_name,
+		       MVFS_STATE_FILE, MVFS_PACK_FILE);
+		return -EIO;
+	}
+	return 0;
+}
+
+static struct mvfs_state *mvfs_state_alloc(const struct mvfs_state_hdr *h)
+{
+	struct mvfs_state *st;
+	u32 nrevs = le32_to_cpu(h->nrevs), nlabels = le32_to_cpu(h->nlabels);
+	u32 nviews = le32_to_cpu(h->nviews);
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return NULL;
+	st->nrevs = nrevs;
+	st->nlabels = nlabels;
+	st->nviews = nviews;
+	st->revs = kvcalloc(nrevs, sizeof(*st->revs), GFP_KERNEL);
+	st->labels = kvcalloc(nlabels, sizeof(*st->labels), GFP_KERNEL);
+	st->views = kvcalloc(nviews, sizeof(*st->views), GFP_KERNEL);
+	if ((nrevs && !st->revs) || (nlabels && !st->labels) ||
+	    (nviews && !st->views)) {
+		mvfs_state_free(st);
+		return NULL;
+	}
+	return st;
+}
+
+/**
+ * mvfs_state_free - free what mvfs_store_read_state() returned
+ * @st: the state, or NULL
+ */
+void mvfs_state_free(struct mvfs_state *st)
+{
+	if (!st)
+		return;
+	kvfree(st->revs);
+	kvfree(st->labels);
+	kvfree(st->views);
+	kfree(st);
+}
+
+/* Parse a checked state file; sets sbi's committed lengths. */
+static struct mvfs_state *mvfs_state_parse(struct mvfs_sb_info *sbi,
+					   const void *buf)
+{
+	const struct mvfs_state_hdr *h = buf;
+	const void *p = h + 1;
+	struct mvfs_state *st;
+	int err;
+
+	st = mvfs_state_alloc(h);
+	if (!st)
+		return ERR_PTR(-ENOMEM);
+	/* Committed lengths only grow: raising them first is safe. */
+	WRITE_ONCE(sbi->pack_len, max(sbi->pack_len, le64_to_cpu(h->pack_len)));
+	WRITE_ONCE(sbi->next_object,
+		   max(sbi->next_object, le64_to_cpu(h->next_object)));
+	err = mvfs_state_parse_revs(sbi, st, p);
+	p += (size_t)st->nrevs * sizeof(struct mvfs_rev_disk);
+	if (!err)
+		err = mvfs_state_parse_names(sbi, st, p);
+	if (err) {
+		mvfs_state_free(st);
+		return ERR_PTR(err);
+	}
+	return st;
+}
+
+/**
+ * mvfs_store_read_state - read and check the store's state file
+ * @sbi: the mount, its store open
+ *
+ * Callers serialise (sbi->state_lock held for writing, or at mount).
+ *
+ * Return: the state (mvfs_state_free() it), or ERR_PTR(-EINVAL) for a
+ * file that is not a state of our format, ERR_PTR(-EIO) for a corrupt or
+ * unreadable one, ERR_PTR(-ENOMEM).  Logs one line on failure.
+ */
+struct mvfs_state *mvfs_store_read_state(struct mvfs_sb_info *sbi)
+{
+	struct mvfs_state *st;
+	struct file *file;
+	void *buf = NULL;
+	u64 size;
+	int err;
+
+	file = mvfs_open(sbi, MVFS_STATE_FILE);
+	if (IS_ERR(file)) {
+		pr_err("store %s: no %s file (%ld): not an mvfs store\n",
+		       sbi->store_name, MVFS_STATE_FILE, PTR_ERR(file));
+		return ERR_PTR(-EINVAL);
+	}
+	size = i_size_read(file_inode(file));
+	err = -EIO;
+	if (size < sizeof(struct mvfs_state_hdr) || size > MVFS_STATE_MAX) {
+		pr_err("store %s: %s has a bad size %llu\n", sbi->store_name,
+		       MVFS_STATE_FILE, size);
+		goto out_fput;
+	}
+	err = -ENOMEM;
+	buf = kvmalloc(size, GFP_KERNEL);
+	if (!buf)
+		goto out_fput;
+	err = mvfs_read_at(file, buf, size, 0);
+	if (err) {
+		pr_err("store %s: cannot read %s (%d)\n", sbi->store_name,
+		       MVFS_STATE_FILE, err);
+		goto out_free;
+	}
+	err = mvfs_state_check(sbi, buf, size);
+	if (err)
+		goto out_free;
+	st = mvfs_state_parse(sbi, buf);
+	kvfree(buf);
+	fput(file);
+	return st;
+
+out_free:
+	kvfree(buf);
+out_fput:
+	fput(file);
+	return ERR_PTR(err);
+}
