@@ -30,7 +30,7 @@ TEST_C		:= $(wildcard tests/guest/c/*.c)
 TEST_BINS	:= $(patsubst tests/guest/c/%.c,$(BUILD)/tbin/%,$(TEST_C))
 GUEST_TESTS	:= $(shell find tests/guest -type f ! -path '*/c/*')
 
-CFLAGS_TOOLS	:= -O2 -static -Wall -Wextra -Werror -Imvfs/uapi
+CFLAGS_TOOLS	:= -O2 -static -Wall -Wextra -Werror -D_GNU_SOURCE -Imvfs/uapi
 
 .PHONY: all deps kernel-release kernel-debug run check bench lint clean \
 	distclean FORCE

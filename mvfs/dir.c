@@ -196,6 +196,8 @@ const struct inode_operations mvfs_dir_iops = {
 };
 
 const struct file_operations mvfs_dir_fops = {
+	.open		= mvfs_track_open,
+	.release	= mvfs_track_release,
 	.read		= generic_read_dir,
 	.iterate_shared	= mvfs_readdir,
 	.llseek		= generic_file_llseek,
@@ -338,4 +340,5 @@ const struct file_operations mvfs_top_fops = {
 	.iterate_shared	= mvfs_top_readdir,
 	.llseek		= generic_file_llseek,
 	.unlocked_ioctl	= mvfs_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
 };

@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * file.c: regular files of a view.  An open mvfs file holds the store's
- * object file open, and read, splice and mmap go straight to it, so the
- * bytes live once, in the page cache of the ext2 file, as in overlayfs.
+ * file.c: open files of a view.
+ *
+ * Every open file or directory of a view is on its superblock's list of
+ * open files, under sbi->files_lock: that is how endview and rmview find
+ * out that a view is busy.
+ *
+ * An open regular file holds the store's object file open, and read,
+ * splice and mmap go straight to it, so the bytes live once, in the page
+ * cache of the ext2 file, as in overlayfs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,52 +20,120 @@
 #include <linux/uio.h>
 #include "mvfs.h"
 
+static struct mvfs_file *mvfs_file_new(struct inode *inode)
+{
+	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
+	struct mvfs_file *mf;
+
+	mf = kzalloc(sizeof(*mf), GFP_KERNEL);
+	if (!mf)
+		return NULL;
+	mf->view = MVFS_I(inode)->view;
+	spin_lock(&sbi->files_lock);
+	list_add(&mf->node, &sbi->files);
+	spin_unlock(&sbi->files_lock);
+	return mf;
+}
+
+/**
+ * mvfs_track_open - ->open of a view's directories: list the open file
+ * @inode: the directory
+ * @file: its new open file
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mvfs_track_open(struct inode *inode, struct file *file)
+{
+	file->private_data = mvfs_file_new(inode);
+	return file->private_data ? 0 : -ENOMEM;
+}
+
+/**
+ * mvfs_track_release - ->release matching mvfs_track_open()
+ * @inode: the inode
+ * @file: the file being closed
+ *
+ * Return: 0.
+ */
+int mvfs_track_release(struct inode *inode, struct file *file)
+{
+	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
+	struct mvfs_file *mf = file->private_data;
+
+	spin_lock(&sbi->files_lock);
+	list_del(&mf->node);
+	spin_unlock(&sbi->files_lock);
+	if (mf->real)
+		fput(mf->real);
+	kfree(mf);
+	return 0;
+}
+
+/**
+ * mvfs_files_open - how many files of a view are open
+ * @sbi: the mount
+ * @v: the view
+ *
+ * Return: the count.
+ */
+unsigned int mvfs_files_open(struct mvfs_sb_info *sbi, struct mvfs_view *v)
+{
+	struct mvfs_file *mf;
+	unsigned int n = 0;
+
+	spin_lock(&sbi->files_lock);
+	list_for_each_entry(mf, &sbi->files, node)
+		if (mf->view == v)
+			n++;
+	spin_unlock(&sbi->files_lock);
+	return n;
+}
+
 static int mvfs_file_open(struct inode *inode, struct file *file)
 {
 	struct mvfs_inode_info *ei = MVFS_I(inode);
 	struct mvfs_entry e = { .mode = inode->i_mode };
-	struct file *real;
+	struct mvfs_file *mf;
+	struct file *real = NULL;
 
 	if (file->f_mode & FMODE_WRITE)
 		return -EROFS;
-	if (!ei->ref)
-		return 0;	/* the empty file has no object */
-	e.ref = ei->ref;
-	e.size = i_size_read(inode);
-	real = mvfs_store_object(MVFS_SB(inode->i_sb), &e);
-	if (IS_ERR(real))
-		return PTR_ERR(real);
-	file->private_data = real;
-	return 0;
-}
-
-static int mvfs_file_release(struct inode *inode, struct file *file)
-{
-	if (file->private_data)
-		fput(file->private_data);
+	if (ei->ref) {
+		e.ref = ei->ref;
+		e.size = i_size_read(inode);
+		real = mvfs_store_object(MVFS_SB(inode->i_sb), &e);
+		if (IS_ERR(real))
+			return PTR_ERR(real);
+	}
+	mf = mvfs_file_new(inode);
+	if (!mf) {
+		if (real)
+			fput(real);
+		return -ENOMEM;
+	}
+	mf->real = real;
+	file->private_data = mf;
 	return 0;
 }
 
 static ssize_t mvfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
-	struct file *real = iocb->ki_filp->private_data;
+	struct mvfs_file *mf = iocb->ki_filp->private_data;
 
-	if (!real || !iov_iter_count(to))
+	if (!mf->real || !iov_iter_count(to))
 		return 0;
-	return vfs_iter_read(real, to, &iocb->ki_pos, 0);
+	return vfs_iter_read(mf->real, to, &iocb->ki_pos, 0);
 }
 
 static int mvfs_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	struct file *real = file->private_data;
+	struct mvfs_file *mf = file->private_data;
 	const struct cred *old;
 	int err;
 
-	if (!real)
+	if (!mf->real || !mf->real->f_op->mmap)
 		return -ENODEV;
-	if (!real->f_op->mmap)
-		return -ENODEV;
-	vma_set_file(vma, real);
+	vma_set_file(vma, mf->real);
 	old = override_creds(MVFS_SB(file_inode(file)->i_sb)->creds);
 	err = call_mmap(vma->vm_file, vma);
 	revert_creds(old);
@@ -68,7 +142,7 @@ static int mvfs_mmap(struct file *file, struct vm_area_struct *vma)
 
 const struct file_operations mvfs_file_fops = {
 	.open		= mvfs_file_open,
-	.release	= mvfs_file_release,
+	.release	= mvfs_track_release,
 	.read_iter	= mvfs_read_iter,
 	.mmap		= mvfs_mmap,
 	.splice_read	= generic_file_splice_read,

@@ -6,7 +6,9 @@
  * known to store.c alone; the rest of the module sees revisions, trees and
  * entries through the calls declared under "store.c" below.
  *
- * Lock order: sbi->state_lock (rw_semaphore), then view->lock (spinlock).
+ * Lock order: sbi->reg_lock (mutex), then sbi->state_lock (rw_semaphore),
+ * then view->lock or sbi->files_lock (spinlocks, never nested).
+ * set_fs_root() may sleep: it is never called under a spinlock.
  */
 #ifndef _MVFS_H
 #define _MVFS_H
@@ -14,6 +16,7 @@
 #include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/path.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
@@ -76,6 +79,19 @@ struct mvfs_view {
 	bool			dead;	/* removed from the store; READ_ONCE */
 	spinlock_t		lock;	/* protects root */
 	struct mvfs_entry	root;	/* top directory of rev */
+	/* Under sbi->reg_lock: the registered view root, and the system
+	 * root it was registered from (where view-set - leads back to).
+	 */
+	bool			registered;
+	struct path		vroot;
+	struct path		base;
+};
+
+/* An open file or directory of a view, on sbi->files. */
+struct mvfs_file {
+	struct list_head	node;
+	struct mvfs_view	*view;
+	struct file		*real;	/* the object, for a regular file */
 };
 
 struct mvfs_sb_info {
@@ -89,6 +105,9 @@ struct mvfs_sb_info {
 	u64			pack_len;	/* committed; grows only */
 	u64			next_object;	/* committed; grows only */
 	char			*store_name;	/* for messages */
+	struct mutex		reg_lock;	/* protects view registration */
+	spinlock_t		files_lock;	/* protects files */
+	struct list_head	files;		/* struct mvfs_file, open */
 };
 
 enum mvfs_kind {
@@ -173,11 +192,20 @@ extern const struct file_operations mvfs_hist_fops;
 
 /* file.c */
 extern const struct file_operations mvfs_file_fops;
+int mvfs_track_open(struct inode *inode, struct file *file);
+int mvfs_track_release(struct inode *inode, struct file *file);
+unsigned int mvfs_files_open(struct mvfs_sb_info *sbi, struct mvfs_view *v);
 
 /* ioctl.c */
 long mvfs_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 /* switch.c */
-int mvfs_switch_root(const struct path *root, const struct path *pwd);
+struct mvfs_ioc_view;
+int mvfs_register(struct super_block *sb, struct mvfs_ioc_view *arg);
+int mvfs_unregister(struct super_block *sb, struct mvfs_ioc_view *arg);
+int mvfs_setview(struct super_block *sb, struct mvfs_ioc_view *arg);
+int mvfs_pwv(struct super_block *sb, struct mvfs_ioc_view *arg);
+int mvfs_idle(struct super_block *sb, struct mvfs_ioc_view *arg);
+void mvfs_unregister_all(struct mvfs_sb_info *sbi);
 
 #endif /* _MVFS_H */

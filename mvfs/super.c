@@ -49,6 +49,7 @@ static void mvfs_free_sbi(struct mvfs_sb_info *sbi)
 {
 	if (!sbi)
 		return;
+	mvfs_unregister_all(sbi);
 	mvfs_views_free(sbi);
 	mvfs_store_close(sbi);
 	if (sbi->creds)
@@ -92,6 +93,9 @@ static int mvfs_fill_super(struct super_block *sb, struct fs_context *fc)
 		return -ENOMEM;
 	init_rwsem(&sbi->state_lock);
 	INIT_LIST_HEAD(&sbi->views);
+	mutex_init(&sbi->reg_lock);
+	spin_lock_init(&sbi->files_lock);
+	INIT_LIST_HEAD(&sbi->files);
 	sb->s_fs_info = sbi;
 	sbi->creds = get_cred(fc->cred);
 	sbi->store_name = kstrdup(ctx->store, GFP_KERNEL);

@@ -73,7 +73,14 @@ static void mvfs_view_update(struct mvfs_view *v, const struct mvfs_state *st,
 
 static void mvfs_view_release(struct kref *ref)
 {
-	kfree(container_of(ref, struct mvfs_view, ref));
+	struct mvfs_view *v = container_of(ref, struct mvfs_view, ref);
+
+	/* Removed from the store while started: the root goes with it. */
+	if (v->registered) {
+		path_put(&v->vroot);
+		path_put(&v->base);
+	}
+	kfree(v);
 }
 
 /**

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# initramfs.sh OUT MODULE_DIR BIN_DIR TESTS_DIR
+# initramfs.sh OUT MODULE_DIR BIN_DIR TESTS_DIR TEST_BIN_DIR
 #
 # The guest's base initramfs: busybox-static, /init, mvfs.ko and the test
 # modules of one flavour, the static tools and the guest tests.  The part
@@ -9,13 +9,13 @@
 # qemu/boot.sh appends.
 set -euo pipefail
 
-out=$1 moddir=$2 bindir=$3 testdir=$4
+out=$1 moddir=$2 bindir=$3 testdir=$4 tbindir=$5
 top=$(cd "$(dirname "$0")/.." && pwd)
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 
 mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,etc/mvfs,proc,sys,dev,tmp,root}
-mkdir -p "$stage"/{lib/modules,var/lib/mvfs,view,vob,share,tests}
+mkdir -p "$stage"/{lib/modules,var/lib/mvfs,view,vob,share,run,tests/bin}
 cp /bin/busybox "$stage/bin/busybox"
 for app in $(/bin/busybox --list-full); do
 	[ -e "$stage/$app" ] || ln -s /bin/busybox "$stage/$app"
@@ -29,6 +29,7 @@ echo 'export PS1="\\w # "' > "$stage/etc/profile"
 cp "$moddir"/*.ko "$stage/lib/modules/"
 cp "$bindir"/* "$stage/usr/bin/" 2>/dev/null || true
 cp -r "$testdir"/. "$stage/tests/"
+cp "$tbindir"/* "$stage/tests/bin/" 2>/dev/null || true
 (cd "$stage" && find . -print0 | cpio --null -o -H newc --owner 0:0 \
 	--quiet) > "$out.tmp"
 mv "$out.tmp" "$out"

@@ -18,4 +18,50 @@
  */
 #define MVFS_IOC_RELOAD		_IO(MVFS_IOC_MAGIC, 1)
 
+#define MVFS_IOC_TAG_FIELD	72
+
+/* The argument of every other command; version 1 is 88 bytes. */
+struct mvfs_ioc_view {
+	__u32	size;		/* sizeof(struct mvfs_ioc_view) */
+	__u32	flags;		/* MVFS_VIEW_* */
+	__s32	fd;		/* REGISTER: a file descriptor of the root */
+	__u32	reserved;	/* 0 */
+	char	tag[MVFS_IOC_TAG_FIELD];	/* NUL-terminated */
+};
+
+#define MVFS_VIEW_FORCE		0x1	/* UNREGISTER even when busy */
+
+/*
+ * Make the directory behind fd the root of view tag (CAP_SYS_ADMIN).  The
+ * root must be a mount root whose "vob" is /view/TAG of this mount.  The
+ * caller's own root is recorded as the system root the view leads back
+ * to.  -ENOENT: no such view; -EEXIST: already registered; -EINVAL: the
+ * directory is not such a view root.
+ */
+#define MVFS_IOC_REGISTER	_IOW(MVFS_IOC_MAGIC, 2, struct mvfs_ioc_view)
+
+/*
+ * Forget the root of view tag (CAP_SYS_ADMIN).  -EBUSY while processes are
+ * set to it or files of the view are open, unless MVFS_VIEW_FORCE.
+ */
+#define MVFS_IOC_UNREGISTER	_IOW(MVFS_IOC_MAGIC, 3, struct mvfs_ioc_view)
+
+/*
+ * Set the calling process to view tag: its root becomes the view's root
+ * and its working directory the same path there, or /vob.  An empty tag
+ * returns it to the system root.  -ENOENT: no such registered view;
+ * -EACCES: the caller may not use it; -EPERM: the caller's root is
+ * neither a system root nor a view root (a chroot jail).
+ */
+#define MVFS_IOC_SETVIEW	_IOW(MVFS_IOC_MAGIC, 4, struct mvfs_ioc_view)
+
+/* Fill tag with the caller's view, "" when it is set to none. */
+#define MVFS_IOC_PWV		_IOWR(MVFS_IOC_MAGIC, 5, struct mvfs_ioc_view)
+
+/*
+ * 0 when view tag may be removed: not registered, no file of it open.
+ * -EBUSY otherwise.
+ */
+#define MVFS_IOC_IDLE		_IOW(MVFS_IOC_MAGIC, 6, struct mvfs_ioc_view)
+
 #endif /* _UAPI_MVFS_IOCTL_H */
