@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * err.h: the message of the last failure.  Library calls that fail return
+ * -errno and leave a message here saying what failed and why; the command
+ * prints it after its own "mvfs: SUBCMD: " prefix.
+ */
+#ifndef MVFS_ERR_H
+#define MVFS_ERR_H
+
+int mvfs_err(int err, const char *fmt, ...);
+int mvfs_err_prefix(int err, const char *fmt, ...);
+const char *mvfs_errmsg(int err);
+
+#endif /* MVFS_ERR_H */

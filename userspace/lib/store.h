@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * store.h: the tools' access to an mvfs store.
+ *
+ * store.c alone knows the layout of a store (mvfs_format.h,
+ * docs/FORMAT.md).  Its callers see revisions, labels, views and tree
+ * entries in host byte order, and change the store only through the calls
+ * below, each of which is one atomic commit of the state file.
+ *
+ * Calls returning int give 0 or -errno; on failure, err.h holds a message.
+ */
+#ifndef MVFS_STORE_H
+#define MVFS_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <linux/types.h>
+#include "mvfs_format.h"
+
+#define MVFS_STORE_DEFAULT	"/var/lib/mvfs"
+
+struct mvfs_store;
+
+/* An element of a tree, or the top directory of a revision. */
+struct mvfs_entry_info {
+	char	*name;		/* NUL-terminated; NULL for a top directory */
+	__u32	mode;		/* as st_mode */
+	__u32	uid;
+	__u32	gid;
+	__u32	mtime_nsec;
+	__s64	mtime;
+	__u64	size;		/* bytes; target length; number of entries */
+	__u64	ref;		/* what holds the content; 0 for empty files */
+};
+
+struct mvfs_rev_info {
+	__u64			num;
+	__s64			time;	/* of the import */
+	__u32			author;	/* uid of the importer */
+	struct mvfs_entry_info	root;
+};
+
+struct mvfs_label_info {
+	char	name[MVFS_NAME_MAX + 1];
+	__u64	rev;
+};
+
+struct mvfs_view_info {
+	char			tag[MVFS_NAME_MAX + 1];
+	enum mvfs_select	select;
+	char			label[MVFS_NAME_MAX + 1];  /* MVFS_SEL_LABEL */
+	__u64			rev;			    /* MVFS_SEL_REV */
+	__u32			uid;
+	__u32			gid;
+	__u32			mode;	/* permission bits, 0..0777 */
+};
+
+bool mvfs_name_valid(const char *name);
+int mvfs_name_check(const char *kind, const char *name);
+
+int mvfs_store_init(const char *dir);
+int mvfs_store_open(const char *dir, bool write, struct mvfs_store **sp);
+void mvfs_store_close(struct mvfs_store *s);
+
+/* Revisions, 1..mvfs_store_nrevs(). */
+__u64 mvfs_store_nrevs(const struct mvfs_store *s);
+void mvfs_store_rev(const struct mvfs_store *s, __u64 rev,
+		    struct mvfs_rev_info *ri);
+int mvfs_store_rev_msg(struct mvfs_store *s, __u64 rev, char **msg);
+int mvfs_store_lookup(struct mvfs_store *s, __u64 rev, const char *path,
+		      struct mvfs_entry_info *e);
+
+/* Labels. */
+unsigned int mvfs_store_nlabels(const struct mvfs_store *s);
+void mvfs_store_label(const struct mvfs_store *s, unsigned int i,
+		      struct mvfs_label_info *li);
+__u64 mvfs_store_label_rev(const struct mvfs_store *s, const char *name);
+int mvfs_store_set_label(struct mvfs_store *s, const char *name, __u64 rev,
+			 bool replace);
+
+/* Views. */
+unsigned int mvfs_store_nviews(const struct mvfs_store *s);
+void mvfs_store_view(const struct mvfs_store *s, unsigned int i,
+		     struct mvfs_view_info *vi);
+__u64 mvfs_store_view_rev(const struct mvfs_store *s,
+			  const struct mvfs_view_info *vi);
+int mvfs_store_add_view(struct mvfs_store *s,
+			const struct mvfs_view_info *vi);
+int mvfs_store_remove_view(struct mvfs_store *s, const char *tag);
+
+/*
+ * Building a revision: mvfs_store_begin(), then the contents bottom up
+ * (files and symlinks, then the tree of each directory), then
+ * mvfs_store_commit_rev() with the top directory, or mvfs_store_abort()
+ * to take back everything written since mvfs_store_begin().
+ */
+bool mvfs_entry_name_valid(const char *name, size_t len);
+bool mvfs_store_is_store_dir(const struct mvfs_store *s,
+			     const struct stat *st);
+int mvfs_store_begin(struct mvfs_store *s);
+int mvfs_store_put_file(struct mvfs_store *s, int fd, __u64 size,
+			__u64 *ref);
+int mvfs_store_put_symlink(struct mvfs_store *s, const char *target,
+			   size_t len, __u64 *ref);
+int mvfs_store_put_tree(struct mvfs_store *s, struct mvfs_entry_info *ents,
+			__u32 count, __u64 *ref);
+int mvfs_store_commit_rev(struct mvfs_store *s,
+			  const struct mvfs_entry_info *root, const char *msg,
+			  __u64 *rev);
+void mvfs_store_abort(struct mvfs_store *s);
+
+#endif /* MVFS_STORE_H */

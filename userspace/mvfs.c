@@ -1,0 +1,617 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mvfs.c: the mvfs command.  Makes a store, imports trees into it as
+ * revisions, labels them, and makes the views that the mount at /view
+ * shows.  Everything about the store goes through lib/store.h; after each
+ * change the mount is told to read the store again (lib/reload.h).
+ *
+ * Exit status: 0 done, 1 failed (nothing changed), 2 bad usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "err.h"
+#include "import.h"
+#include "reload.h"
+#include "store.h"
+
+#define MVFS_EXIT_FAIL	1
+#define MVFS_EXIT_USAGE	2
+
+struct mvfs_ctx;
+
+struct mvfs_cmd {
+	const char	*name;
+	int		(*run)(struct mvfs_ctx *c, int argc, char **argv);
+	const char	*args;		/* the usage line after the name */
+	const char	*what;		/* one line */
+	const char	*help;		/* the options, for --help */
+};
+
+struct mvfs_ctx {
+	const char		*store;		/* the store directory */
+	const char		*view_root;	/* where mvfs is mounted */
+	const struct mvfs_cmd	*cmd;
+};
+
+static const struct option mvfs_help_opt[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ }
+};
+
+static void mvfs_usage(const struct mvfs_ctx *c, FILE *f)
+{
+	fprintf(f, "usage: mvfs [--store DIR] %s%s%s\n%s.\n%s",
+		c->cmd->name, *c->cmd->args ? " " : "", c->cmd->args,
+		c->cmd->what, c->cmd->help);
+}
+
+/* Bad usage: say why, show the usage, exit status 2. */
+static int mvfs_bad_usage(const struct mvfs_ctx *c, const char *why,
+			  const char *arg)
+{
+	fprintf(stderr, "mvfs: %s: %s%s%s\n", c->cmd->name, why,
+		arg ? ": " : "", arg ? arg : "");
+	mvfs_usage(c, stderr);
+	return MVFS_EXIT_USAGE;
+}
+
+/* A failure: the library's message, exit status 1. */
+static int mvfs_fail(const struct mvfs_ctx *c, int err)
+{
+	fprintf(stderr, "mvfs: %s: %s\n", c->cmd->name, mvfs_errmsg(err));
+	return MVFS_EXIT_FAIL;
+}
+
+/* getopt_long's answers that every command treats alike. */
+static int mvfs_opt_common(const struct mvfs_ctx *c, int opt, char **argv)
+{
+	if (opt == 'h') {
+		mvfs_usage(c, stdout);
+		return 0;
+	}
+	if (opt == ':')
+		return mvfs_bad_usage(c, "option needs an argument",
+				      argv[optind - 1]);
+	return mvfs_bad_usage(c, "unknown option", argv[optind - 1]);
+}
+
+/* Check that the operands left after the options number MIN..MAX. */
+static int mvfs_operands(const struct mvfs_ctx *c, int argc, int min,
+			 int max)
+{
+	if (argc - optind < min)
+		return mvfs_bad_usage(c, "missing operand", NULL);
+	if (argc - optind > max)
+		return mvfs_bad_usage(c, "extra operand", NULL);
+	return -1;
+}
+
+/*
+ * For commands whose only option is --help: parse it and check that
+ * MIN..MAX operands follow.  -1 to go on, or an exit status.
+ */
+static int mvfs_opts_none(const struct mvfs_ctx *c, int argc, char **argv,
+			  int min, int max)
+{
+	int opt = getopt_long(argc, argv, ":h", mvfs_help_opt, NULL);
+
+	if (opt != -1)
+		return mvfs_opt_common(c, opt, argv);
+	return mvfs_operands(c, argc, min, max);
+}
+
+/* Tell the mount about a committed change; a refusal is only a warning. */
+static int mvfs_changed(const struct mvfs_ctx *c)
+{
+	int err = mvfs_reload(c->view_root);
+
+	if (err)
+		fprintf(stderr, "mvfs: the mounted %s %s: %s\n", c->view_root,
+			"did not accept the new state", strerror(-err));
+	return 0;
+}
+
+/* A revision number: decimal digits (0 is a number, of no revision). */
+static bool mvfs_parse_rev(const char *s, __u64 *rev)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*rev = strtoull(s, &end, 10);
+	return !errno && !*end;
+}
+
+static int mvfs_cmd_init(struct mvfs_ctx *c, int argc, char **argv)
+{
+	int err;
+
+	err = mvfs_opts_none(c, argc, argv, 0, 0);
+	if (err >= 0)
+		return err;
+	err = mvfs_store_init(c->store);
+	if (err)
+		return mvfs_fail(c, err);
+	return mvfs_changed(c);
+}
+
+static int mvfs_do_import(struct mvfs_ctx *c, const char *dir,
+			  const char *msg)
+{
+	struct mvfs_store *s;
+	__u64 rev;
+	int err;
+
+	err = mvfs_store_open(c->store, true, &s);
+	if (err)
+		return mvfs_fail(c, err);
+	err = mvfs_import(s, dir, msg, &rev);
+	mvfs_store_close(s);
+	if (err)
+		return mvfs_fail(c, err);
+	printf("revision %llu\n", rev);
+	return mvfs_changed(c);
+}
+
+static int mvfs_cmd_import(struct mvfs_ctx *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "message", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	const char *msg = NULL;
+	int opt, err;
+
+	while ((opt = getopt_long(argc, argv, ":hm:", opts, NULL)) != -1) {
+		if (opt != 'm')
+			return mvfs_opt_common(c, opt, argv);
+		msg = optarg;
+	}
+	err = mvfs_operands(c, argc, 1, 1);
+	if (err >= 0)
+		return err;
+	if (!msg)
+		return mvfs_bad_usage(c, "-m MSG is required", NULL);
+	return mvfs_do_import(c, argv[optind], msg);
+}
+
+/* Open the store for writing, or say why not. */
+static int mvfs_open_rw(struct mvfs_ctx *c, struct mvfs_store **s)
+{
+	int err = mvfs_store_open(c->store, true, s);
+
+	return err ? mvfs_fail(c, err) : 0;
+}
+
+static int mvfs_add_view(struct mvfs_ctx *c, struct mvfs_view_info *vi)
+{
+	struct mvfs_store *s;
+	int err;
+
+	err = mvfs_open_rw(c, &s);
+	if (err)
+		return err;
+	vi->uid = getuid();
+	vi->gid = getgid();
+	err = mvfs_store_add_view(s, vi);
+	mvfs_store_close(s);
+	if (err)
+		return mvfs_fail(c, err);
+	return mvfs_changed(c);
+}
+
+/* One of mkview's options; 0 to go on, or an exit status. */
+static int mvfs_mkview_opt(struct mvfs_ctx *c, int opt, char **argv,
+			   struct mvfs_view_info *vi, int *nsel)
+{
+	unsigned long mode;
+	char *end;
+
+	switch (opt) {
+	case 'r':
+		vi->select = MVFS_SEL_REV;
+		if (!mvfs_parse_rev(optarg, &vi->rev))
+			return mvfs_bad_usage(c, "bad revision", optarg);
+		break;
+	case 'l':
+		vi->select = MVFS_SEL_LABEL;
+		if (strlen(optarg) >= sizeof(vi->label))
+			return mvfs_fail(c, mvfs_err(-ENOENT, "no label \"%s\"",
+						     optarg));
+		snprintf(vi->label, sizeof(vi->label), "%s", optarg);
+		break;
+	case 'L':
+		vi->select = MVFS_SEL_LATEST;
+		break;
+	case 'M':
+		mode = strtoul(optarg, &end, 8);
+		if (!*optarg || *end || mode > 0777)
+			return mvfs_bad_usage(c, "bad mode (octal, 0 to 0777)",
+					      optarg);
+		vi->mode = mode;
+		return 0;
+	default:
+		return mvfs_opt_common(c, opt, argv);
+	}
+	if (++*nsel > 1)
+		return mvfs_bad_usage(c, "give one of --rev, --label, --latest",
+				      NULL);
+	return 0;
+}
+
+static int mvfs_cmd_mkview(struct mvfs_ctx *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "rev", required_argument, NULL, 'r' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "latest", no_argument, NULL, 'L' },
+		{ "mode", required_argument, NULL, 'M' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	struct mvfs_view_info vi = {
+		.select = MVFS_SEL_LATEST,
+		.mode = 0755,
+	};
+	int opt, nsel = 0, ret;
+
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		ret = mvfs_mkview_opt(c, opt, argv, &vi, &nsel);
+		if (opt == 'h' || ret)
+			return ret;
+	}
+	ret = mvfs_operands(c, argc, 1, 1);
+	if (ret >= 0)
+		return ret;
+	if (strlen(argv[optind]) >= sizeof(vi.tag))
+		return mvfs_fail(c, mvfs_name_check("view tag", argv[optind]));
+	snprintf(vi.tag, sizeof(vi.tag), "%s", argv[optind]);
+	return mvfs_add_view(c, &vi);
+}
+
+static int mvfs_cmd_rmview(struct mvfs_ctx *c, int argc, char **argv)
+{
+	struct mvfs_store *s;
+	int err;
+
+	err = mvfs_opts_none(c, argc, argv, 1, 1);
+	if (err >= 0)
+		return err;
+	err = mvfs_open_rw(c, &s);
+	if (err)
+		return err;
+	err = mvfs_store_remove_view(s, argv[optind]);
+	mvfs_store_close(s);
+	if (err)
+		return mvfs_fail(c, err);
+	return mvfs_changed(c);
+}
+
+static void mvfs_print_view(const struct mvfs_store *s, unsigned int i)
+{
+	struct mvfs_view_info vi;
+	__u64 rev;
+
+	mvfs_store_view(s, i, &vi);
+	rev = mvfs_store_view_rev(s, &vi);
+	if (vi.select == MVFS_SEL_REV)
+		printf("%s\trev %llu\t%llu\n", vi.tag, vi.rev, rev);
+	else if (vi.select == MVFS_SEL_LABEL)
+		printf("%s\tlabel %s\t%llu\n", vi.tag, vi.label, rev);
+	else
+		printf("%s\tlatest\t%llu\n", vi.tag, rev);
+}
+
+static int mvfs_cmd_lsview(struct mvfs_ctx *c, int argc, char **argv)
+{
+	struct mvfs_store *s;
+	unsigned int i;
+	int err;
+
+	err = mvfs_opts_none(c, argc, argv, 0, 0);
+	if (err >= 0)
+		return err;
+	err = mvfs_store_open(c->store, false, &s);
+	if (err)
+		return mvfs_fail(c, err);
+	for (i = 0; i < mvfs_store_nviews(s); i++)
+		mvfs_print_view(s, i);
+	mvfs_store_close(s);
+	return 0;
+}
+
+/* REV of "label NAME REV": a number, or a label naming one. */
+static int mvfs_label_target(struct mvfs_store *s, const char *arg,
+			     __u64 *rev)
+{
+	if (!arg) {
+		*rev = mvfs_store_nrevs(s);
+		if (!*rev)
+			return mvfs_err(-ENOENT, "no revisions yet");
+		return 0;
+	}
+	if (mvfs_parse_rev(arg, rev))
+		return 0;
+	*rev = mvfs_store_label_rev(s, arg);
+	if (!*rev)
+		return mvfs_err(-ENOENT, "no revision or label \"%s\"", arg);
+	return 0;
+}
+
+static int mvfs_do_label(struct mvfs_ctx *c, const char *name,
+			 const char *arg, bool replace)
+{
+	struct mvfs_store *s;
+	__u64 rev;
+	int err;
+
+	err = mvfs_open_rw(c, &s);
+	if (err)
+		return err;
+	err = mvfs_label_target(s, arg, &rev);
+	if (!err)
+		err = mvfs_store_set_label(s, name, rev, replace);
+	mvfs_store_close(s);
+	if (err == -EEXIST) {
+		fprintf(stderr, "mvfs: label: %s; --replace moves it\n",
+			mvfs_errmsg(err));
+		return MVFS_EXIT_FAIL;
+	}
+	if (err)
+		return mvfs_fail(c, err);
+	return mvfs_changed(c);
+}
+
+static int mvfs_cmd_label(struct mvfs_ctx *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "replace", no_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	bool replace = false;
+	int opt, err;
+
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (opt != 'R')
+			return mvfs_opt_common(c, opt, argv);
+		replace = true;
+	}
+	err = mvfs_operands(c, argc, 1, 2);
+	if (err >= 0)
+		return err;
+	return mvfs_do_label(c, argv[optind], argv[optind + 1], replace);
+}
+
+/* " (l1, l2)" for the labels naming REV, or nothing. */
+static void mvfs_print_labels(const struct mvfs_store *s, __u64 rev)
+{
+	struct mvfs_label_info li;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < mvfs_store_nlabels(s); i++) {
+		mvfs_store_label(s, i, &li);
+		if (li.rev != rev)
+			continue;
+		printf("%s%s", n++ ? ", " : " (", li.name);
+	}
+	if (n)
+		printf(")");
+}
+
+static int mvfs_print_rev(struct mvfs_store *s, __u64 rev)
+{
+	struct mvfs_rev_info ri;
+	char when[32], *msg, *p;
+	time_t t;
+	struct tm tm;
+	int err;
+
+	mvfs_store_rev(s, rev, &ri);
+	err = mvfs_store_rev_msg(s, rev, &msg);
+	if (err)
+		return err;
+	for (p = msg; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	t = ri.time;
+	if (!gmtime_r(&t, &tm) ||
+	    !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(when, sizeof(when), "@%lld", (long long)ri.time);
+	printf("%llu\t%s\t%s", rev, when, msg);
+	mvfs_print_labels(s, rev);
+	printf("\n");
+	free(msg);
+	return 0;
+}
+
+static bool mvfs_entry_same(const struct mvfs_entry_info *a,
+			    const struct mvfs_entry_info *b)
+{
+	return a->mode == b->mode && a->uid == b->uid && a->gid == b->gid &&
+	       a->size == b->size && a->mtime == b->mtime &&
+	       a->mtime_nsec == b->mtime_nsec && a->ref == b->ref;
+}
+
+/* Mark in CHANGED[rev - 1] the revisions in which PATH changed. */
+static int mvfs_path_changes(struct mvfs_store *s, const char *path,
+			     bool *changed, bool *ever)
+{
+	struct mvfs_entry_info prev = { 0 }, cur = { 0 };
+	bool had = false, has;
+	__u64 rev;
+	int err;
+
+	for (rev = 1; rev <= mvfs_store_nrevs(s); rev++) {
+		err = mvfs_store_lookup(s, rev, path, &cur);
+		if (err && err != -ENOENT)
+			return err;
+		has = !err;
+		changed[rev - 1] = has != had ||
+				   (has && !mvfs_entry_same(&prev, &cur));
+		*ever |= has;
+		had = has;
+		prev = cur;
+	}
+	return 0;
+}
+
+static int mvfs_log(struct mvfs_ctx *c, struct mvfs_store *s,
+		    const char *path)
+{
+	__u64 n = mvfs_store_nrevs(s), rev;
+	bool *changed, ever = !path;
+	int err = 0;
+
+	changed = calloc(n ? n : 1, sizeof(*changed));
+	if (!changed)
+		return mvfs_fail(c, mvfs_err(-ENOMEM, "out of memory"));
+	if (path)
+		err = mvfs_path_changes(s, path, changed, &ever);
+	if (!err && !ever)
+		err = mvfs_err(-ENOENT, "%s: in no revision", path);
+	for (rev = n; !err && rev >= 1; rev--)
+		if (!path || changed[rev - 1])
+			err = mvfs_print_rev(s, rev);
+	free(changed);
+	return err ? mvfs_fail(c, err) : 0;
+}
+
+static int mvfs_cmd_log(struct mvfs_ctx *c, int argc, char **argv)
+{
+	struct mvfs_store *s;
+	int err;
+
+	err = mvfs_opts_none(c, argc, argv, 0, 1);
+	if (err >= 0)
+		return err;
+	err = mvfs_store_open(c->store, false, &s);
+	if (err)
+		return mvfs_fail(c, err);
+	err = mvfs_log(c, s, argv[optind]);
+	mvfs_store_close(s);
+	return err;
+}
+
+static const struct mvfs_cmd mvfs_cmds[] = {
+	{ "init", mvfs_cmd_init, "",
+	  "Make an empty store in the store directory", "" },
+	{ "import", mvfs_cmd_import, "DIR -m MSG",
+	  "Store the tree under DIR as the next revision; print its number",
+	  "  -m, --message MSG  what the revision is (required)\n" },
+	{ "mkview", mvfs_cmd_mkview,
+	  "TAG [--rev N | --label L | --latest] [--mode OCTAL]",
+	  "Make view TAG, shown at /view/TAG",
+	  "  --rev N       the view shows revision N\n"
+	  "  --label L     the revision label L names (following L)\n"
+	  "  --latest      the newest revision, following imports (default)\n"
+	  "  --mode OCTAL  permissions of /view/TAG (default 755); the owner\n"
+	  "                is the caller\n" },
+	{ "rmview", mvfs_cmd_rmview, "TAG", "Remove view TAG", "" },
+	{ "lsview", mvfs_cmd_lsview, "",
+	  "List the views: TAG, what it selects, the revision it shows now",
+	  "" },
+	{ "label", mvfs_cmd_label, "NAME [REV] [--replace]",
+	  "Make label NAME name revision REV (default: the newest)",
+	  "  REV        a revision number, or a label\n"
+	  "  --replace  move the label if it exists\n" },
+	{ "log", mvfs_cmd_log, "[PATH]",
+	  "List the revisions, newest first, or those that changed PATH",
+	  "  PATH  an element, from the top of the tree (\"src/a.c\"): list\n"
+	  "        the revisions in which it came, changed or went away\n" },
+	{ }
+};
+
+static void mvfs_main_usage(FILE *f)
+{
+	const struct mvfs_cmd *cmd;
+
+	fprintf(f, "%s\n\nCommands:\n",
+		"usage: mvfs [--store DIR] [--view-root DIR] COMMAND [ARGS]");
+	for (cmd = mvfs_cmds; cmd->name; cmd++)
+		fprintf(f, "  %s%s%s\n      %s\n", cmd->name,
+			*cmd->args ? " " : "", cmd->args, cmd->what);
+	fprintf(f, "\nOptions:\n"
+		"  --store DIR      the store\n"
+		"                   (default: $MVFS_STORE_DIR, or %s)\n"
+		"  --view-root DIR  where mvfs is mounted, told of changes\n"
+		"                   (default: $MVFS_VIEW_ROOT, or %s)\n"
+		"\"mvfs COMMAND --help\" describes a command.\n",
+		MVFS_STORE_DEFAULT, MVFS_VIEW_ROOT_DEFAULT);
+}
+
+static const char *mvfs_env(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : def;
+}
+
+/* The options before the command; -1 to go on, or an exit status. */
+static int mvfs_main_opts(struct mvfs_ctx *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "store", required_argument, NULL, 's' },
+		{ "view-root", required_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			c->store = optarg;
+			break;
+		case 'v':
+			c->view_root = optarg;
+			break;
+		case 'h':
+			mvfs_main_usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "mvfs: bad option: %s\n",
+				argv[optind - 1]);
+			mvfs_main_usage(stderr);
+			return MVFS_EXIT_USAGE;
+		}
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct mvfs_ctx c = {
+		.store = mvfs_env("MVFS_STORE_DIR", MVFS_STORE_DEFAULT),
+		.view_root = mvfs_env("MVFS_VIEW_ROOT", MVFS_VIEW_ROOT_DEFAULT),
+	};
+	int ret;
+
+	opterr = 0;
+	ret = mvfs_main_opts(&c, argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (optind == argc) {
+		mvfs_main_usage(stderr);
+		return MVFS_EXIT_USAGE;
+	}
+	for (c.cmd = mvfs_cmds; c.cmd->name; c.cmd++)
+		if (!strcmp(c.cmd->name, argv[optind]))
+			break;
+	if (!c.cmd->name) {
+		fprintf(stderr, "mvfs: unknown command: %s\n", argv[optind]);
+		mvfs_main_usage(stderr);
+		return MVFS_EXIT_USAGE;
+	}
+	argc -= optind;
+	argv += optind;
+	optind = 0;	/* glibc: start afresh, at argv[1] */
+	return c.cmd->run(&c, argc, argv);
+}
