@@ -33,12 +33,10 @@ static int mvfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	struct fs_parse_result result;
 	int opt;
 
+	/* -ENOPARAM: the VFS takes "source" and refuses the unknown. */
 	opt = fs_parse(fc, mvfs_fs_parameters, param, &result);
-	if (opt < 0) {
-		if (opt == -ENOPARAM)
-			pr_err("unknown mount option \"%s\"\n", param->key);
-		return opt == -ENOPARAM ? -EINVAL : opt;
-	}
+	if (opt < 0)
+		return opt;
 	kfree(ctx->store);
 	ctx->store = param->string;
 	param->string = NULL;

@@ -18,6 +18,7 @@
 #include "import.h"
 #include "reload.h"
 #include "store.h"
+#include "viewroot.h"
 
 #define MVFS_EXIT_FAIL	1
 #define MVFS_EXIT_USAGE	2
@@ -198,13 +199,34 @@ static int mvfs_add_view(struct mvfs_ctx *c, struct mvfs_view_info *vi)
 	err = mvfs_open_rw(c, &s);
 	if (err)
 		return err;
-	vi->uid = getuid();
-	vi->gid = getgid();
+	if (vi->uid == (__u32)-1) {
+		vi->uid = getuid();
+		vi->gid = getgid();
+	}
 	err = mvfs_store_add_view(s, vi);
 	mvfs_store_close(s);
 	if (err)
 		return mvfs_fail(c, err);
 	return mvfs_changed(c);
+}
+
+/* --owner UID[:GID]: 0, or an exit status. */
+static int mvfs_parse_owner(const struct mvfs_ctx *c, const char *arg,
+			    struct mvfs_view_info *vi)
+{
+	unsigned long uid, gid;
+	char *end;
+
+	uid = strtoul(arg, &end, 10);
+	gid = uid;
+	if (*end == ':')
+		gid = strtoul(end + 1, &end, 10);
+	if (*arg < '0' || *arg > '9' || *end || uid >= (__u32)-1 ||
+	    gid >= (__u32)-1)
+		return mvfs_bad_usage(c, "bad owner (UID[:GID])", arg);
+	vi->uid = uid;
+	vi->gid = gid;
+	return 0;
 }
 
 /* One of mkview's options; 0 to go on, or an exit status. */
@@ -230,6 +252,8 @@ static int mvfs_mkview_opt(struct mvfs_ctx *c, int opt, char **argv,
 	case 'L':
 		vi->select = MVFS_SEL_LATEST;
 		break;
+	case 'O':
+		return mvfs_parse_owner(c, optarg, vi);
 	case 'M':
 		mode = strtoul(optarg, &end, 8);
 		if (!*optarg || *end || mode > 0777)
@@ -253,12 +277,14 @@ static int mvfs_cmd_mkview(struct mvfs_ctx *c, int argc, char **argv)
 		{ "label", required_argument, NULL, 'l' },
 		{ "latest", no_argument, NULL, 'L' },
 		{ "mode", required_argument, NULL, 'M' },
+		{ "owner", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	struct mvfs_view_info vi = {
 		.select = MVFS_SEL_LATEST,
 		.mode = 0755,
+		.uid = (__u32)-1,
 	};
 	int opt, nsel = 0, ret;
 
@@ -284,6 +310,9 @@ static int mvfs_cmd_rmview(struct mvfs_ctx *c, int argc, char **argv)
 	err = mvfs_opts_none(c, argc, argv, 1, 1);
 	if (err >= 0)
 		return err;
+	err = mvfs_viewroot_idle(c->view_root, argv[optind]);
+	if (err)
+		return mvfs_fail(c, err);
 	err = mvfs_open_rw(c, &s);
 	if (err)
 		return err;
@@ -500,6 +529,54 @@ static int mvfs_cmd_log(struct mvfs_ctx *c, int argc, char **argv)
 	return err;
 }
 
+static int mvfs_cmd_startview(struct mvfs_ctx *c, int argc, char **argv)
+{
+	int err;
+
+	err = mvfs_opts_none(c, argc, argv, 1, 1);
+	if (err >= 0)
+		return err;
+	err = mvfs_viewroot_start(c->view_root, argv[optind]);
+	return err ? mvfs_fail(c, err) : 0;
+}
+
+static int mvfs_cmd_endview(struct mvfs_ctx *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	bool force = false;
+	int opt, err;
+
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (opt != 'f')
+			return mvfs_opt_common(c, opt, argv);
+		force = true;
+	}
+	err = mvfs_operands(c, argc, 1, 1);
+	if (err >= 0)
+		return err;
+	err = mvfs_viewroot_end(c->view_root, argv[optind], force);
+	return err ? mvfs_fail(c, err) : 0;
+}
+
+static int mvfs_cmd_pwv(struct mvfs_ctx *c, int argc, char **argv)
+{
+	char tag[MVFS_NAME_FIELD];
+	int err;
+
+	err = mvfs_opts_none(c, argc, argv, 0, 0);
+	if (err >= 0)
+		return err;
+	err = mvfs_viewroot_pwv(c->view_root, tag, sizeof(tag));
+	if (err)
+		return mvfs_fail(c, err);
+	printf("%s\n", *tag ? tag : "** NONE **");
+	return 0;
+}
+
 static const struct mvfs_cmd mvfs_cmds[] = {
 	{ "init", mvfs_cmd_init, "",
 	  "Make an empty store in the store directory", "" },
@@ -507,14 +584,25 @@ static const struct mvfs_cmd mvfs_cmds[] = {
 	  "Store the tree under DIR as the next revision; print its number",
 	  "  -m, --message MSG  what the revision is (required)\n" },
 	{ "mkview", mvfs_cmd_mkview,
-	  "TAG [--rev N | --label L | --latest] [--mode OCTAL]",
+	  "TAG [--rev N | --label L | --latest] [--mode OCTAL] [--owner U:G]",
 	  "Make view TAG, shown at /view/TAG",
 	  "  --rev N       the view shows revision N\n"
 	  "  --label L     the revision label L names (following L)\n"
 	  "  --latest      the newest revision, following imports (default)\n"
-	  "  --mode OCTAL  permissions of /view/TAG (default 755); the owner\n"
-	  "                is the caller\n" },
-	{ "rmview", mvfs_cmd_rmview, "TAG", "Remove view TAG", "" },
+	  "  --mode OCTAL  who may enter it with view-set, as the x bits of\n"
+	  "                a directory (default 755: everyone)\n"
+	  "  --owner UID[:GID]  its owner (default: the caller)\n" },
+	{ "rmview", mvfs_cmd_rmview, "TAG",
+	  "Remove view TAG; refused while it is started or files are open",
+	  "" },
+	{ "startview", mvfs_cmd_startview, "TAG",
+	  "Build view TAG's root (" MVFS_VIEWROOTS "/TAG) and register it "
+	  "(root)", "" },
+	{ "endview", mvfs_cmd_endview, "TAG [--force]",
+	  "Unregister and unmount view TAG's root (root)",
+	  "  --force  even while processes are set to it or files are open\n" },
+	{ "pwv", mvfs_cmd_pwv, "",
+	  "Print the view this process is set to, or ** NONE **", "" },
 	{ "lsview", mvfs_cmd_lsview, "",
 	  "List the views: TAG, what it selects, the revision it shows now",
 	  "" },

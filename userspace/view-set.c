@@ -13,6 +13,7 @@
  * not started yet.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,19 +34,26 @@ static void usage(FILE *f)
 		"The exit status is CMD's; 1 when the view cannot be entered.\n");
 }
 
-static int set_view(const char *tag)
+/* The mvfs mount: $MVFS_VIEW_ROOT, or /view. */
+static const char *view_mount(void)
 {
-	int err = mvfs_view_ioctl(MVFS_IOC_SETVIEW, tag, 0, -1, NULL);
+	const char *dir = getenv("MVFS_VIEW_ROOT");
 
-	if (err == -ENOENT && *tag && geteuid() == 0) {
-		err = mvfs_viewroot_start(tag);
-		if (err == -ENOENT || err == -EINVAL)
-			err = -ENOENT;
-		else if (err && err != -EEXIST)
+	return dir && *dir ? dir : "/view";
+}
+
+static int set_view(const char *vmnt, const char *tag)
+{
+	int err = mvfs_view_ioctl(vmnt, MVFS_IOC_SETVIEW, tag, 0, -1, NULL);
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", vmnt, tag);
+	if (err == -ENOENT && *tag && geteuid() == 0 && !access(path, F_OK)) {
+		err = mvfs_viewroot_start(vmnt, tag);
+		if (err && err != -EEXIST)
 			return err;
-		else
-			err = mvfs_view_ioctl(MVFS_IOC_SETVIEW, tag, 0, -1,
-					      NULL);
+		err = mvfs_view_ioctl(vmnt, MVFS_IOC_SETVIEW, tag, 0, -1,
+				      NULL);
 	}
 	switch (err) {
 	case 0:
@@ -59,8 +67,7 @@ static int set_view(const char *tag)
 		return mvfs_err(err, "this process's root is neither the "
 				"system root nor a view root (a chroot?)");
 	default:
-		return mvfs_err(err, "%s: %s", mvfs_view_mount(),
-				strerror(-err));
+		return mvfs_err(err, "%s: %s", vmnt, strerror(-err));
 	}
 }
 
@@ -105,7 +112,7 @@ int main(int argc, char **argv)
 	}
 	if (cmd[0])
 		cmd++;
-	err = set_view(tag);
+	err = set_view(view_mount(), tag);
 	if (err) {
 		fprintf(stderr, "view-set: %s\n", mvfs_errmsg(err));
 		return 1;

@@ -20,16 +20,9 @@
 #include "err.h"
 #include "viewroot.h"
 
-/* The mvfs mount: MVFS_VIEW_ROOT in the environment, or /view. */
-const char *mvfs_view_mount(void)
-{
-	const char *dir = getenv("MVFS_VIEW_ROOT");
-
-	return dir && *dir ? dir : MVFS_VIEW_MOUNT;
-}
-
 /**
  * mvfs_view_ioctl - issue an MVFS_IOC_* with a struct mvfs_ioc_view
+ * @vmnt: where mvfs is mounted
  * @cmd: the command
  * @tag: the view's tag ("" for none)
  * @flags: MVFS_VIEW_*
@@ -38,8 +31,8 @@ const char *mvfs_view_mount(void)
  *
  * Return: 0 or -errno, with no message set: callers say what failed.
  */
-int mvfs_view_ioctl(unsigned long cmd, const char *tag, __u32 flags, int fd,
-		    struct mvfs_ioc_view *out)
+int mvfs_view_ioctl(const char *vmnt, unsigned long cmd, const char *tag,
+		    __u32 flags, int fd, struct mvfs_ioc_view *out)
 {
 	struct mvfs_ioc_view arg;
 	int vfd, err = 0;
@@ -51,7 +44,7 @@ int mvfs_view_ioctl(unsigned long cmd, const char *tag, __u32 flags, int fd,
 	if (strlen(tag) >= sizeof(arg.tag))
 		return -EINVAL;
 	strcpy(arg.tag, tag);
-	vfd = open(mvfs_view_mount(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	vfd = open(vmnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (vfd < 0)
 		return -errno;
 	if (ioctl(vfd, cmd, &arg) < 0)
@@ -84,12 +77,13 @@ static int mvfs_roots_parent(void)
 	return 0;
 }
 
-/* Bind / and /view/TAG into ROOT. */
-static int mvfs_root_build(const char *tag, const char *root)
+/* Bind / and VMNT/TAG into ROOT. */
+static int mvfs_root_build(const char *vmnt, const char *tag,
+			   const char *root)
 {
 	char src[PATH_MAX], vob[PATH_MAX + 8];
 
-	snprintf(src, sizeof(src), "%s/%s", mvfs_view_mount(), tag);
+	snprintf(src, sizeof(src), "%s/%s", vmnt, tag);
 	snprintf(vob, sizeof(vob), "%s/vob", root);
 	if (mount("/", root, NULL, MS_BIND | MS_REC, NULL))
 		return mvfs_err(-errno, "bind / on %s: %s", root,
@@ -115,11 +109,12 @@ static void mvfs_root_undo(const char *root)
 
 /**
  * mvfs_viewroot_start - build view TAG's root and register it (root only)
+ * @vmnt: where mvfs is mounted
  * @tag: the view
  *
  * Return: 0, or -errno with a message (-EEXIST: already started).
  */
-int mvfs_viewroot_start(const char *tag)
+int mvfs_viewroot_start(const char *vmnt, const char *tag)
 {
 	char root[PATH_MAX];
 	int fd, err;
@@ -134,7 +129,7 @@ int mvfs_viewroot_start(const char *tag)
 					tag);
 		return mvfs_err(-errno, "mkdir %s: %s", root, strerror(errno));
 	}
-	err = mvfs_root_build(tag, root);
+	err = mvfs_root_build(vmnt, tag, root);
 	if (err)
 		goto out_undo;
 	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -143,7 +138,7 @@ int mvfs_viewroot_start(const char *tag)
 				strerror(errno));
 		goto out_undo;
 	}
-	err = mvfs_view_ioctl(MVFS_IOC_REGISTER, tag, 0, fd, NULL);
+	err = mvfs_view_ioctl(vmnt, MVFS_IOC_REGISTER, tag, 0, fd, NULL);
 	close(fd);
 	if (err) {
 		mvfs_err(err, "register the root of view %s: %s", tag,
@@ -159,18 +154,19 @@ out_undo:
 
 /**
  * mvfs_viewroot_end - unregister view TAG's root and unmount it
+ * @vmnt: where mvfs is mounted
  * @tag: the view
  * @force: even while processes are set to it or its files are open
  *
  * Return: 0, or -errno with a message (-EBUSY: in use; -ENOENT: not
  * started).
  */
-int mvfs_viewroot_end(const char *tag, bool force)
+int mvfs_viewroot_end(const char *vmnt, const char *tag, bool force)
 {
 	char root[PATH_MAX];
 	int err;
 
-	err = mvfs_view_ioctl(MVFS_IOC_UNREGISTER, tag,
+	err = mvfs_view_ioctl(vmnt, MVFS_IOC_UNREGISTER, tag,
 			      force ? MVFS_VIEW_FORCE : 0, -1, NULL);
 	if (err == -EBUSY)
 		return mvfs_err(err, "view %s is in use (processes set to it "
@@ -188,20 +184,40 @@ int mvfs_viewroot_end(const char *tag, bool force)
 
 /**
  * mvfs_viewroot_pwv - the caller's view
+ * @vmnt: where mvfs is mounted
  * @tag: receives the tag, "" for none
  * @size: its size
  *
  * Return: 0, or -errno with a message.
  */
-int mvfs_viewroot_pwv(char *tag, size_t size)
+int mvfs_viewroot_pwv(const char *vmnt, char *tag, size_t size)
 {
 	struct mvfs_ioc_view arg;
 	int err;
 
-	err = mvfs_view_ioctl(MVFS_IOC_PWV, "", 0, -1, &arg);
+	err = mvfs_view_ioctl(vmnt, MVFS_IOC_PWV, "", 0, -1, &arg);
 	if (err)
 		return mvfs_err(err, "ask %s for the current view: %s",
-				mvfs_view_mount(), strerror(-err));
+				vmnt, strerror(-err));
 	snprintf(tag, size, "%s", arg.tag);
+	return 0;
+}
+
+/**
+ * mvfs_viewroot_idle - may view TAG be removed
+ * @vmnt: where mvfs is mounted
+ * @tag: the view
+ *
+ * Return: 0 when it is idle, or when no mvfs is mounted at @vmnt to ask;
+ * -EBUSY with a message while it is started or files of it are open.
+ */
+int mvfs_viewroot_idle(const char *vmnt, const char *tag)
+{
+	int err = mvfs_view_ioctl(vmnt, MVFS_IOC_IDLE, tag, 0, -1, NULL);
+
+	if (err == -EBUSY)
+		return mvfs_err(err, "view %s is in use: started, or files of "
+				"it open (see dmesg); endview or close them",
+				tag);
 	return 0;
 }

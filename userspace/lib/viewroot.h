@@ -9,16 +9,17 @@
 #define MVFS_VIEWROOT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "mvfs_ioctl.h"
 
-#define MVFS_VIEW_MOUNT		"/view"
 #define MVFS_VIEWROOTS		"/run/mvfs"
 
-const char *mvfs_view_mount(void);
-int mvfs_view_ioctl(unsigned long cmd, const char *tag, __u32 flags, int fd,
-		    struct mvfs_ioc_view *out);
-int mvfs_viewroot_start(const char *tag);
-int mvfs_viewroot_end(const char *tag, bool force);
-int mvfs_viewroot_pwv(char *tag, size_t size);
+/* @vmnt, first of every call, is where mvfs is mounted (/view). */
+int mvfs_view_ioctl(const char *vmnt, unsigned long cmd, const char *tag,
+		    __u32 flags, int fd, struct mvfs_ioc_view *out);
+int mvfs_viewroot_start(const char *vmnt, const char *tag);
+int mvfs_viewroot_end(const char *vmnt, const char *tag, bool force);
+int mvfs_viewroot_pwv(const char *vmnt, char *tag, size_t size);
+int mvfs_viewroot_idle(const char *vmnt, const char *tag);
 
 #endif /* MVFS_VIEWROOT_H */
