@@ -24,7 +24,7 @@
 struct mvfs_ioc_view {
 	__u32	size;		/* sizeof(struct mvfs_ioc_view) */
 	__u32	flags;		/* MVFS_VIEW_* */
-	__s32	fd;		/* REGISTER: a file descriptor of the root */
+	__s32	fd;		/* REGISTER: the root, open O_RDONLY */
 	__u32	reserved;	/* 0 */
 	char	tag[MVFS_IOC_TAG_FIELD];	/* NUL-terminated */
 };

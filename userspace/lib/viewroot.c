@@ -132,7 +132,7 @@ int mvfs_viewroot_start(const char *vmnt, const char *tag)
 	err = mvfs_root_build(vmnt, tag, root);
 	if (err)
 		goto out_undo;
-	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		err = mvfs_err(-errno, "open %s: %s", root,
 				strerror(errno));
