@@ -596,8 +596,8 @@ static const struct mvfs_cmd mvfs_cmds[] = {
 	  "Remove view TAG; refused while it is started or files are open",
 	  "" },
 	{ "startview", mvfs_cmd_startview, "TAG",
-	  "Build view TAG's root (" MVFS_VIEWROOTS "/TAG) and register it "
-	  "(root)", "" },
+	  "Build view TAG's root in " MVFS_VIEWROOTS " and register it (root)",
+	  "" },
 	{ "endview", mvfs_cmd_endview, "TAG [--force]",
 	  "Unregister and unmount view TAG's root (root)",
 	  "  --force  even while processes are set to it or files are open\n" },

@@ -21,17 +21,19 @@
 #include "err.h"
 #include "viewroot.h"
 
-static void usage(FILE *f)
+static const char view_set_help[] =
+	"usage: view-set TAG [-- CMD [ARGS...]]\n"
+	"       view-set - [-- CMD [ARGS...]]\n"
+	"\n"
+	"Run CMD, or a shell ($SHELL, /bin/sh), set to view TAG: its /\n"
+	"is the whole system and /vob the tree as view TAG selects it.\n"
+	"Children inherit the view; exit leaves it.  '-' runs CMD back\n"
+	"at the system root.  Root starts a view that is not started.\n"
+	"The exit status is CMD's; 1 when the view cannot be entered.\n";
+
+static void show_help(FILE *f)
 {
-	fprintf(f,
-		"usage: view-set TAG [-- CMD [ARGS...]]\n"
-		"       view-set - [-- CMD [ARGS...]]\n"
-		"\n"
-		"Run CMD, or a shell ($SHELL, /bin/sh), set to view TAG: its /\n"
-		"is the whole system and /vob the tree as view TAG selects it.\n"
-		"Children inherit the view; exit leaves it.  '-' runs CMD back\n"
-		"at the system root.  Root starts a view that is not started.\n"
-		"The exit status is CMD's; 1 when the view cannot be entered.\n");
+	fputs(view_set_help, f);
 }
 
 /* The mvfs mount: $MVFS_VIEW_ROOT, or /view. */
@@ -59,13 +61,13 @@ static int set_view(const char *vmnt, const char *tag)
 	case 0:
 		return 0;
 	case -ENOENT:
-		return mvfs_err(err, "no view %s (mvfs lsview lists views; "
-				"root starts one with mvfs startview)", tag);
+		return mvfs_err(err, "no view %s %s", tag,
+				"(mvfs lsview lists views; root starts one with mvfs startview)");
 	case -EACCES:
 		return mvfs_err(err, "view %s: permission denied", tag);
 	case -EPERM:
-		return mvfs_err(err, "this process's root is neither the "
-				"system root nor a view root (a chroot?)");
+		return mvfs_err(err, "%s",
+				"this process's root is neither the system root nor a view root (a chroot?)");
 	default:
 		return mvfs_err(err, "%s: %s", vmnt, strerror(-err));
 	}
@@ -75,7 +77,7 @@ static void run(const char *tag, char **cmd)
 {
 	char *shell = getenv("SHELL");
 	char ps1[128];
-	char *sh[] = { NULL, NULL };
+	static char *sh[2];
 
 	if (*tag) {
 		snprintf(ps1, sizeof(ps1), "[%s] \\w %s ", tag,
@@ -101,13 +103,13 @@ int main(int argc, char **argv)
 	int err;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
+		show_help(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
 	tag = strcmp(argv[1], "-") ? argv[1] : "";
 	cmd = argv + 2;
 	if (cmd[0] && strcmp(cmd[0], "--")) {
-		usage(stderr);
+		show_help(stderr);
 		return 2;
 	}
 	if (cmd[0])

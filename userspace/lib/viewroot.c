@@ -134,8 +134,7 @@ int mvfs_viewroot_start(const char *vmnt, const char *tag)
 		goto out_undo;
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
-		err = mvfs_err(-errno, "open %s: %s", root,
-				strerror(errno));
+		err = mvfs_err(-errno, "open %s: %s", root, strerror(errno));
 		goto out_undo;
 	}
 	err = mvfs_view_ioctl(vmnt, MVFS_IOC_REGISTER, tag, 0, fd, NULL);
@@ -169,9 +168,8 @@ int mvfs_viewroot_end(const char *vmnt, const char *tag, bool force)
 	err = mvfs_view_ioctl(vmnt, MVFS_IOC_UNREGISTER, tag,
 			      force ? MVFS_VIEW_FORCE : 0, -1, NULL);
 	if (err == -EBUSY)
-		return mvfs_err(err, "view %s is in use (processes set to it "
-				"or files open; see dmesg), --force ends it "
-				"anyway", tag);
+		return mvfs_err(err, "view %s is in use: %s", tag,
+				"processes are set to it or files are open (see dmesg); --force ends it anyway");
 	if (err == -ENOENT)
 		return mvfs_err(err, "view %s is not started", tag);
 	if (err)
@@ -216,8 +214,7 @@ int mvfs_viewroot_idle(const char *vmnt, const char *tag)
 	int err = mvfs_view_ioctl(vmnt, MVFS_IOC_IDLE, tag, 0, -1, NULL);
 
 	if (err == -EBUSY)
-		return mvfs_err(err, "view %s is in use: started, or files of "
-				"it open (see dmesg); endview or close them",
-				tag);
+		return mvfs_err(err, "view %s is in use: %s", tag,
+				"it is started or files of it are open (see dmesg)");
 	return 0;
 }
