@@ -18,6 +18,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/path.h>
+#include <linux/rcupdate.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -73,6 +74,7 @@ struct mvfs_state {
  */
 struct mvfs_view {
 	struct kref		ref;
+	struct rcu_head		rcu;	/* RCU-walk revalidation reads it */
 	struct list_head	node;	/* in sbi->views, under state_lock */
 	struct mvfs_view_rec	rec;
 	u64			rev;	/* what it selects now; READ_ONCE */

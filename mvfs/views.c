@@ -80,7 +80,7 @@ static void mvfs_view_release(struct kref *ref)
 		path_put(&v->vroot);
 		path_put(&v->base);
 	}
-	kfree(v);
+	kfree_rcu(v, rcu);
 }
 
 /**

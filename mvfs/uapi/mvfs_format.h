@@ -20,7 +20,8 @@
  *   objects/XX/N   file contents, one exact-size file per distinct content:
  *                  N is the object number in lowercase hex, XX is N & 0xff
  *                  in two hex digits.  Object 0 is the empty file and has
- *                  no file.
+ *                  no file.  The tools number objects so that 256 in a row
+ *                  share a folder (docs/FORMAT.md); readers only need N.
  *
  * Bytes of pack and index past state's pack_len and index_len, and objects
  * numbered next_object or above, are left by an interrupted import: readers
@@ -59,7 +60,7 @@ struct mvfs_state_hdr {
 	__le64	checksum;	/* mvfs_fnv64 of the file, this field 0 */
 	__le64	size;		/* bytes in the whole file */
 	__le64	pack_len;	/* committed bytes of pack */
-	__le64	next_object;	/* first unused object number (>= 1) */
+	__le64	next_object;	/* above every committed object number */
 	__le64	index_len;	/* committed bytes of index */
 	__le32	nrevs;		/* then struct mvfs_rev_disk[nrevs] */
 	__le32	nlabels;	/* then struct mvfs_label_disk[nlabels] */
@@ -134,7 +135,11 @@ struct mvfs_pack_hdr {
 	__le64	reserved;	/* 0 */
 };
 
-/* index: the content hash of an object, or of a tree (MVFS_INDEX_TREE). */
+/*
+ * index: the content hash of an object, or (MVFS_INDEX_TREE set) of bytes
+ * in the pack: a tree or a symlink target.  A match is used only after
+ * the bytes compare equal.
+ */
 #define MVFS_INDEX_TREE		0x8000000000000000ULL	/* bit 63 */
 struct mvfs_index_rec {
 	__le64	hash;		/* mvfs_fnv64 of the bytes */

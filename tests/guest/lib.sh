@@ -45,3 +45,103 @@ done_testing() {
 	echo "1..$_n"
 	[ "$_failed" = 0 ]
 }
+
+# --- mvfs store and views ---------------------------------------------
+#
+# STORE is the store /view shows; SCRATCH, on the same ext2 disk, holds the
+# test sources too large for the guest's RAM-backed /tmp; RESULTS is what
+# boot 1 leaves for boot 2 to check again after the reboot.
+STORE=/var/lib/mvfs
+SCRATCH=$STORE/scratch
+RESULTS=$STORE/scratch-results
+TAB=$(printf '\t')
+
+# note TEXT...: a TAP comment.
+note() {
+	echo "# $*"
+}
+
+# check_same DESC FILE1 FILE2: ok when the two files are identical;
+# otherwise shows the start of their diff.
+check_same() {
+	if cmp -s "$2" "$3"; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diff "$2" "$3" 2>&1 | head -20 | sed 's/^/#   /'
+	fi
+}
+
+# fstype_at DIR: the type of the filesystem mounted at DIR, if any.
+fstype_at() {
+	awk -v d="$1" '$2 == d { t = $3 } END { print t }' /proc/mounts
+}
+
+# import_rev DIR MSG: mvfs import DIR -m MSG; prints the new revision's
+# number, or fails when the import fails or does not say "revision N".
+import_rev() {
+	_out=$(mvfs import "$1" -m "$2") || return 1
+	_out=$(echo "$_out" | tail -n 1)
+	_rev=${_out#revision }
+	case "$_out" in "revision "*) ;; *) return 1 ;; esac
+	case "$_rev" in "" | *[!0-9]*) return 1 ;; esac
+	echo "$_rev"
+}
+
+# check_import DESC VAR DIR MSG: import DIR as a new revision and set VAR
+# to its number (0, which no revision has, when the import failed).
+check_import() {
+	_ci=$(import_rev "$3" "$4")
+	if [ -n "$_ci" ]; then
+		ok "$1 (revision $_ci)"
+	else
+		not_ok "$1"
+		_ci=0
+	fi
+	eval "$2=\$_ci"
+}
+
+# store_snapshot FILE: what a refused command must leave alone: the state
+# file, the log, the views and what /view lists.
+store_snapshot() {
+	{
+		md5sum "$STORE/state"
+		mvfs log
+		mvfs lsview
+		ls -a /view
+	} > "$1" 2>&1
+}
+
+# check_refused DESC CMD...: ok when CMD exits with status 1, says why on
+# stderr and leaves the store as it was (store_snapshot).  The message is
+# shown as a comment.
+check_refused() {
+	_desc=$1
+	shift
+	store_snapshot /tmp/.refused.before
+	"$@" > /tmp/.refused.out 2> /tmp/.refused.err
+	_rc=$?
+	store_snapshot /tmp/.refused.after
+	if [ "$_rc" != 1 ]; then
+		not_ok "$_desc: exit status $_rc, not 1"
+	elif [ ! -s /tmp/.refused.err ]; then
+		not_ok "$_desc: no message on stderr"
+	elif ! cmp -s /tmp/.refused.before /tmp/.refused.after; then
+		not_ok "$_desc: the store changed"
+		diff /tmp/.refused.before /tmp/.refused.after | head -10 |
+			sed 's/^/#   /'
+	else
+		ok "$_desc"
+	fi
+	head -n 2 /tmp/.refused.err | sed 's/^/#   stderr: /'
+}
+
+# dmesg_clear; ...; dmesg_new: the kernel log lines printed in between,
+# without their timestamps.
+dmesg_clear() {
+	dmesg -c > /dev/null
+}
+
+dmesg_new() {
+	dmesg | sed 's/^\[ *[0-9.]*\] //'
+}

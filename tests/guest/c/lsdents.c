@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lsdents DIR [BUFSIZE]: list DIR with getdents64() into a small buffer
+ * (default 512 bytes, so that a large directory takes many calls, each
+ * resuming where the last one stopped), print the names one a line, then
+ * rewind with lseek(fd, 0, SEEK_SET), list it again and require the same
+ * names in the same order.  Exit status 1 when they differ.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/types.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct dirent64_raw {
+	__u64	d_ino;
+	__s64		d_off;
+	unsigned short	d_reclen;
+	unsigned char	d_type;
+	char		d_name[];
+};
+
+/* One pass over the directory: the number of entries and a hash of the
+ * names in order; prints them when print is set.  -1 on error.
+ */
+static long pass(int fd, size_t bufsize, int print, __u64 *hash)
+{
+	struct dirent64_raw *de;
+	long count = 0, n, off;
+	char *buf = malloc(bufsize);
+	const char *c;
+
+	*hash = 0xcbf29ce484222325ULL;
+	if (!buf)
+		return -1;
+	while ((n = syscall(SYS_getdents64, fd, buf, bufsize)) > 0) {
+		for (off = 0; off < n; off += de->d_reclen) {
+			de = (struct dirent64_raw *)(buf + off);
+			for (c = de->d_name; ; c++) {
+				*hash = (*hash ^ (unsigned char)*c) *
+					0x100000001b3ULL;
+				if (!*c)
+					break;
+			}
+			if (print)
+				printf("%s\n", de->d_name);
+			count++;
+		}
+	}
+	free(buf);
+	return n < 0 ? -1 : count;
+}
+
+int main(int argc, char **argv)
+{
+	size_t bufsize = argc > 2 ? strtoul(argv[2], NULL, 0) : 512;
+	__u64 first, second;
+	long n1, n2;
+	int fd;
+
+	if (argc < 2 || argc > 3) {
+		fprintf(stderr, "usage: lsdents DIR [BUFSIZE]\n");
+		return 2;
+	}
+	fd = open(argv[1], O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		fprintf(stderr, "lsdents: %s: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	n1 = pass(fd, bufsize, 1, &first);
+	if (lseek(fd, 0, SEEK_SET) != 0) {
+		fprintf(stderr, "lsdents: rewind: %s\n", strerror(errno));
+		return 1;
+	}
+	n2 = pass(fd, bufsize, 0, &second);
+	if (n1 < 0 || n2 < 0) {
+		fprintf(stderr, "lsdents: getdents64: %s\n", strerror(errno));
+		return 1;
+	}
+	if (n1 != n2 || first != second) {
+		fprintf(stderr, "lsdents: %ld entries, then %ld after a rewind, %s\n",
+			n1, n2, first == second ? "same names" : "other names");
+		return 1;
+	}
+	return 0;
+}

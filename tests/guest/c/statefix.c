@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * statefix FILE: verify an mvfs store's state file as the format says
+ * (mvfs_format.h): magic, format, the size field against the file's size,
+ * and the checksum, mvfs_fnv64 of the whole file with the checksum field
+ * read as 0.  Prints what it found; exit status 0 when all of it holds.
+ *
+ * statefix -f FORMAT FILE, statefix -m MAGIC FILE: rewrite the format
+ * number or the magic in place and store a checksum that matches, to make
+ * a state that is well formed but not one a format 1 reader may accept.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <endian.h>
+#include "mvfs_format.h"
+
+static unsigned char *data;
+static size_t size;
+
+static int load(const char *name)
+{
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	fd = open(name, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st))
+		return -1;
+	size = st.st_size;
+	data = malloc(size + 1);
+	if (!data)
+		return -1;
+	n = read(fd, data, size);
+	close(fd);
+	return n == (ssize_t)size ? 0 : -1;
+}
+
+static int save(const char *name)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(name, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	n = pwrite(fd, data, size, 0);
+	if (fsync(fd) || close(fd))
+		return -1;
+	return n == (ssize_t)size ? 0 : -1;
+}
+
+static __u64 checksum(void)
+{
+	const size_t at = offsetof(struct mvfs_state_hdr, checksum);
+	static const unsigned char zero[8];
+	__u64 h = MVFS_FNV64_INIT;
+
+	h = mvfs_fnv64(h, data, at);
+	h = mvfs_fnv64(h, zero, sizeof(zero));
+	return mvfs_fnv64(h, data + at + 8, size - at - 8);
+}
+
+static int verify(struct mvfs_state_hdr *hdr)
+{
+	int bad = 0;
+
+	printf("magic %#x format %u size %llu (file %zu) checksum %#llx",
+	       le32toh(hdr->magic), le32toh(hdr->format),
+	       (unsigned long long)le64toh(hdr->size), size,
+	       (unsigned long long)le64toh(hdr->checksum));
+	if (le32toh(hdr->magic) != MVFS_STATE_MAGIC ||
+	    le32toh(hdr->format) != MVFS_FORMAT) {
+		printf(": not a format %d state\n", MVFS_FORMAT);
+		bad = 1;
+	} else if (le64toh(hdr->size) != size) {
+		printf(": the size field is wrong\n");
+		bad = 1;
+	} else if (le64toh(hdr->checksum) != checksum()) {
+		printf(": the checksum is wrong (computed %#llx)\n",
+		       (unsigned long long)checksum());
+		bad = 1;
+	} else {
+		printf(": valid\n");
+	}
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	long format = -1, magic = -1;
+	struct mvfs_state_hdr *hdr;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "f:m:")) != -1) {
+		switch (opt) {
+		case 'f':
+			format = strtol(optarg, NULL, 0);
+			break;
+		case 'm':
+			magic = strtol(optarg, NULL, 0);
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (optind != argc - 1)
+		goto usage;
+	if (load(argv[optind])) {
+		fprintf(stderr, "statefix: cannot read %s\n", argv[optind]);
+		return 1;
+	}
+	if (size < sizeof(*hdr)) {
+		printf("%zu bytes: shorter than a state header\n", size);
+		return 1;
+	}
+	hdr = (struct mvfs_state_hdr *)data;
+	if (format < 0 && magic < 0)
+		return verify(hdr);
+	if (format >= 0)
+		hdr->format = htole32(format);
+	if (magic >= 0)
+		hdr->magic = htole32(magic);
+	hdr->checksum = htole64(checksum());
+	if (save(argv[optind])) {
+		fprintf(stderr, "statefix: cannot write %s: %s\n",
+			argv[optind], strerror(errno));
+		return 1;
+	}
+	return 0;
+usage:
+	fprintf(stderr, "usage: statefix [-f FORMAT] [-m MAGIC] FILE\n");
+	return 2;
+}
