@@ -70,12 +70,13 @@ if [ "$mode" = shell ]; then
 	exec "${qemu[@]}" -nographic
 fi
 
-# Non-interactive: console on stdout (CR stripped), copied to $log.
+# Non-interactive: console on stdout (CR stripped, line by line: tr would
+# hold it back in 4 KiB blocks), copied to $log.
 set +e
 timeout -k 5 "$timeout" "${qemu[@]}" -display none -monitor none \
-	-serial stdio < /dev/null | tr -d '\r' | tee "$log" |
+	-serial stdio < /dev/null | sed -u 's/\r//g' | tee "$log" |
 	if [ "$mode" = cmd ]; then
-		grep -avE '^mvfs-exit-status=|^\[ *[0-9.]+\] reboot: '
+		grep --line-buffered -avE '^mvfs-exit-status=|^\[ *[0-9.]+\] reboot: '
 	else
 		cat
 	fi
