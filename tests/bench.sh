@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh: the host side of `make bench`.
+#
+#   bench.sh -k BZIMAGE -i INITRAMFS -o OUTDIR [-T TIMEOUT]
+#
+# Boots the (release) guest once, on a fresh 4 GiB store image, to run
+# tests/guest/bench/run, which measures mvfs against ext2 side by side in
+# that boot and prints a table of ratios.  The console log, the store image
+# and the table (OUTDIR/table.txt) stay in OUTDIR.  The exit status is
+# non-zero only when the benchmark broke, not when a goal was missed.
+#
+# Environment: MVFS_MEM (MiB, default 2048), BENCH_RUNS (runs per
+# measure, default 5), BENCH_STORE_SIZE (default 4G).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+timeout=7200 kernel='' initrd='' out=''
+while getopts k:i:o:T: opt; do
+	case $opt in
+	k) kernel=$OPTARG ;;
+	i) initrd=$OPTARG ;;
+	o) out=$OPTARG ;;
+	T) timeout=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+[ -n "$kernel" ] && [ -n "$initrd" ] && [ -n "$out" ] || {
+	echo "usage: bench.sh -k BZIMAGE -i INITRAMFS -o OUTDIR [-T TIMEOUT]" >&2
+	exit 2
+}
+
+mkdir -p "$out"
+store=$out/store.img
+log=$out/console.log
+rm -f "$store" "$out/table.txt"
+truncate -s "${BENCH_STORE_SIZE:-4G}" "$store"
+mke2fs -q -t ext2 -F "$store"
+runs=${BENCH_RUNS:-5}
+case $runs in '' | *[!0-9]*) echo "bench.sh: BENCH_RUNS=$runs" >&2; exit 2 ;; esac
+
+echo "# make bench: one boot of the release guest, store $store," \
+	"timeout ${timeout}s (console: $log)"
+set +e
+MVFS_MEM=${MVFS_MEM:-2048} "$top/qemu/boot.sh" -k "$kernel" -i "$initrd" \
+	-s "$store" -m cmd -T "$timeout" -l "$log" \
+	-c "RUNS=$runs sh /tests/bench/run"
+rc=$?
+set -e
+sed -n '/^mvfs-bench-table-begin$/,/^mvfs-bench-table-end$/p' "$log" |
+	grep -v '^mvfs-bench-table-' > "$out/table.txt" || true
+if [ -s "$out/table.txt" ]; then
+	echo "# table: $out/table.txt"
+else
+	echo "bench.sh: the guest printed no table (status $rc)" >&2
+	[ "$rc" != 0 ] || rc=1
+fi
+exit "$rc"
