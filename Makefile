@@ -88,7 +88,7 @@ run: $(BUILD)/release/initramfs.cpio $(MVFS_STORE)
 ifeq ($(CMD),)
 	@$(BOOT_release) -s $(MVFS_STORE) -m shell
 else
-	@$(BOOT_release) -s $(MVFS_STORE) -m cmd -T $(TIMEOUT) -c '$(subst ','\'',$(CMD))'
+	@$(BOOT_release) -s $(MVFS_STORE) -m cmd -T $(TIMEOUT) -c '$(subst ','\'',$(value CMD))'
 endif
 
 check: $(BUILD)/debug/initramfs.cpio

@@ -163,12 +163,23 @@ static struct dentry *mvfs_lookup(struct inode *dir, struct dentry *dentry,
 	return d_splice_alias(inode, dentry);
 }
 
+static bool mvfs_readdir_actor(void *priv, const struct mvfs_entry *e,
+			       u32 index)
+{
+	struct dir_context *ctx = priv;
+
+	if (!dir_emit(ctx, e->name, e->name_len, index + 2,
+		      fs_umode_to_dtype(e->mode)))
+		return false;
+	ctx->pos = index + 3;
+	return true;
+}
+
 static int mvfs_readdir(struct file *file, struct dir_context *ctx)
 {
 	struct inode *dir = file_inode(file);
 	struct mvfs_entry *e;
 	u64 tree, rev;
-	int err = 0;
 
 	if (!dir_emit_dots(file, ctx))
 		return 0;
@@ -176,18 +187,9 @@ static int mvfs_readdir(struct file *file, struct dir_context *ctx)
 	if (!e)
 		return -ENOMEM;
 	tree = mvfs_dir_tree(dir, e, &rev);
-	for (;;) {
-		err = mvfs_store_entry(MVFS_SB(dir->i_sb), tree, ctx->pos - 2,
-				       e);
-		if (err)
-			break;
-		if (!dir_emit(ctx, e->name, e->name_len, ctx->pos,
-			      fs_umode_to_dtype(e->mode)))
-			break;
-		ctx->pos++;
-	}
 	kfree(e);
-	return err == -ENOENT ? 0 : err;
+	return mvfs_store_iterate(MVFS_SB(dir->i_sb), tree, ctx->pos - 2,
+				  mvfs_readdir_actor, ctx);
 }
 
 const struct inode_operations mvfs_dir_iops = {

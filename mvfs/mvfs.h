@@ -143,14 +143,16 @@ static inline struct mvfs_sb_info *MVFS_SB(struct super_block *sb)
 }
 
 /* store.c */
+typedef bool (*mvfs_actor_t)(void *priv, const struct mvfs_entry *e,
+			     u32 index);
 int mvfs_store_open(struct mvfs_sb_info *sbi, const char *dir);
 void mvfs_store_close(struct mvfs_sb_info *sbi);
 struct mvfs_state *mvfs_store_read_state(struct mvfs_sb_info *sbi);
 void mvfs_state_free(struct mvfs_state *state);
 int mvfs_store_find(struct mvfs_sb_info *sbi, u64 tree, const char *name,
 		    unsigned int len, struct mvfs_entry *e);
-int mvfs_store_entry(struct mvfs_sb_info *sbi, u64 tree, u32 index,
-		     struct mvfs_entry *e);
+int mvfs_store_iterate(struct mvfs_sb_info *sbi, u64 tree, u32 start,
+		       mvfs_actor_t actor, void *priv);
 char *mvfs_store_link(struct mvfs_sb_info *sbi, const struct mvfs_entry *e);
 struct file *mvfs_store_object(struct mvfs_sb_info *sbi,
 			       const struct mvfs_entry *e);

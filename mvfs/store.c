@@ -221,29 +221,124 @@ static int mvfs_tree_entry(struct mvfs_sb_info *sbi, u64 tree, u32 count,
 	return 0;
 }
 
-/**
- * mvfs_store_entry - read one entry of a tree, in name order
- * @sbi: the mount
- * @tree: the tree's offset (an entry's ref); 0 is the empty tree
- * @index: 0 for the first entry
- * @e: filled with the entry and its name
- *
- * Return: 0; -ENOENT past the last entry; -EIO when the store is corrupt.
- */
-int mvfs_store_entry(struct mvfs_sb_info *sbi, u64 tree, u32 index,
-		     struct mvfs_entry *e)
+#define MVFS_BATCH	64		/* entries read at once by iterate */
+#define MVFS_BATCH_NAMES	(16U << 10)	/* their names, when together */
+
+struct mvfs_batch {
+	struct mvfs_entry_disk	d[MVFS_BATCH];
+	char			names[MVFS_BATCH_NAMES];
+};
+
+/* Decode entry I of a batch whose names (if read) start at NAMES_LO. */
+static int mvfs_batch_entry(struct mvfs_sb_info *sbi, struct mvfs_batch *b,
+			    unsigned int i, u64 off, u64 names, u32 names_len,
+			    s64 names_lo, struct mvfs_entry *e)
 {
-	u32 count, names_len;
+	u32 name_off = le32_to_cpu(b->d[i].name_off);
+	int err;
+
+	err = mvfs_entry_decode(sbi, &b->d[i], e, off);
+	if (err)
+		return err;
+	e->name_len = le16_to_cpu(b->d[i].name_len);
+	if ((u64)name_off + e->name_len > names_len ||
+	    e->name_len > MVFS_ENTRY_NAME_MAX)
+		return mvfs_corrupt(sbi, "entry name", off);
+	if (names_lo >= 0)
+		memcpy(e->name, b->names + name_off - names_lo, e->name_len);
+	else if (mvfs_read_at(sbi->pack, e->name, e->name_len,
+			      names + name_off))
+		return mvfs_corrupt(sbi, "entry name", off);
+	e->name[e->name_len] = '\0';
+	if (!mvfs_entry_name_valid(e->name, e->name_len))
+		return mvfs_corrupt(sbi, "entry name", off);
+	return 0;
+}
+
+/*
+ * Read N entries from FIRST into B, and their names too when they lie
+ * within MVFS_BATCH_NAMES bytes (as the tools write them): the offset of
+ * the first name read, or -1 when the names must be read one by one.
+ */
+static s64 mvfs_batch_read(struct mvfs_sb_info *sbi, struct mvfs_batch *b,
+			   u64 tree, u32 count, u32 first, unsigned int n,
+			   int *err)
+{
+	u64 ents = tree + sizeof(struct mvfs_tree_hdr);
+	u64 names = ents + (u64)count * sizeof(b->d[0]);
+	u64 lo = U64_MAX, hi = 0, o;
+	unsigned int i;
+
+	*err = mvfs_read_at(sbi->pack, b->d, n * sizeof(b->d[0]),
+			    ents + (u64)first * sizeof(b->d[0]));
+	if (*err)
+		return -1;
+	for (i = 0; i < n; i++) {
+		o = le32_to_cpu(b->d[i].name_off);
+		lo = min(lo, o);
+		hi = max(hi, o + le16_to_cpu(b->d[i].name_len));
+	}
+	if (hi - lo > MVFS_BATCH_NAMES ||
+	    mvfs_read_at(sbi->pack, b->names, hi - lo, names + lo))
+		return -1;
+	return lo;
+}
+
+/**
+ * mvfs_store_iterate - call @actor on the entries of a tree, in order
+ * @sbi: the mount
+ * @tree: the tree's offset; 0 is the empty tree
+ * @start: the index of the first entry wanted
+ * @actor: called with each entry and its index; false stops
+ * @priv: for @actor
+ *
+ * Reads the entries in batches, for readdir of large directories.
+ *
+ * Return: 0 (the end, or @actor stopped); -EIO when corrupt; -ENOMEM.
+ */
+int mvfs_store_iterate(struct mvfs_sb_info *sbi, u64 tree, u32 start,
+		       mvfs_actor_t actor, void *priv)
+{
+	u32 count, names_len, i;
+	struct mvfs_batch *b;
+	struct mvfs_entry *e;
+	unsigned int n, j;
+	s64 lo;
+	u64 names;
 	int err;
 
 	if (!tree)
-		return -ENOENT;
+		return 0;
 	err = mvfs_tree_hdr(sbi, tree, &count, &names_len);
-	if (err)
+	if (err || start >= count)
 		return err;
-	if (index >= count)
-		return -ENOENT;
-	return mvfs_tree_entry(sbi, tree, count, names_len, index, e);
+	names = tree + sizeof(struct mvfs_tree_hdr) +
+		(u64)count * sizeof(struct mvfs_entry_disk);
+	b = kvmalloc(sizeof(*b), GFP_KERNEL);
+	e = kmalloc(sizeof(*e), GFP_KERNEL);
+	err = -ENOMEM;
+	if (!b || !e)
+		goto out_free;
+	for (i = start; i < count; i += n) {
+		n = min_t(u32, MVFS_BATCH, count - i);
+		lo = mvfs_batch_read(sbi, b, tree, count, i, n, &err);
+		if (err) {
+			err = mvfs_corrupt(sbi, "tree", tree);
+			goto out_free;
+		}
+		for (j = 0; j < n; j++) {
+			err = mvfs_batch_entry(sbi, b, j, tree + i + j, names,
+					       names_len, lo, e);
+			if (err)
+				goto out_free;
+			if (!actor(priv, e, i + j))
+				goto out_free;
+		}
+	}
+out_free:
+	kfree(e);
+	kvfree(b);
+	return err;
 }
 
 static int mvfs_name_cmp(const struct mvfs_entry *e, const char *name,
