@@ -12,7 +12,7 @@
 # non-zero only when the benchmark broke, not when a goal was missed.
 #
 # Environment: MVFS_MEM (MiB, default 2048), BENCH_RUNS (runs per
-# measure, default 5), BENCH_STORE_SIZE (default 4G).
+# measure, default 7), BENCH_STORE_SIZE (default 4G).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,7 +37,7 @@ log=$out/console.log
 rm -f "$store" "$out/table.txt"
 truncate -s "${BENCH_STORE_SIZE:-4G}" "$store"
 mke2fs -q -t ext2 -F "$store"
-runs=${BENCH_RUNS:-5}
+runs=${BENCH_RUNS:-7}
 case $runs in '' | *[!0-9]*) echo "bench.sh: BENCH_RUNS=$runs" >&2; exit 2 ;; esac
 
 echo "# make bench: one boot of the release guest, store $store," \
