@@ -91,9 +91,9 @@ int mvfs_store_open(struct mvfs_sb_info *sbi, const char *dir)
 		err = -EINVAL;
 		goto out_fput;
 	}
-	if (le32_to_cpu(hdr.format) != MVFS_FORMAT) {
-		pr_err("store=%s: format %u, this module reads format %u\n",
-		       dir, le32_to_cpu(hdr.format), MVFS_FORMAT);
+	if (le32_to_cpu(hdr.format) != MVFS_PACK_FORMAT) {
+		pr_err("store=%s: pack format %u, this module reads %u\n",
+		       dir, le32_to_cpu(hdr.format), MVFS_PACK_FORMAT);
 		err = -EINVAL;
 		goto out_fput;
 	}
@@ -521,9 +521,11 @@ static int mvfs_state_check(struct mvfs_sb_info *sbi, void *buf, u64 size)
 		       sbi->store_name, MVFS_STATE_FILE);
 		return -EINVAL;
 	}
-	if (le32_to_cpu(h->format) != MVFS_FORMAT) {
-		pr_err("store %s: format %u, this module reads format %u\n",
-		       sbi->store_name, le32_to_cpu(h->format), MVFS_FORMAT);
+	if (le32_to_cpu(h->format) < MVFS_FORMAT_MIN ||
+	    le32_to_cpu(h->format) > MVFS_FORMAT) {
+		pr_err("store %s: format %u, this module reads formats %u to %u\n",
+		       sbi->store_name, le32_to_cpu(h->format),
+		       MVFS_FORMAT_MIN, MVFS_FORMAT);
 		return -EINVAL;
 	}
 	want = sizeof(*h) +

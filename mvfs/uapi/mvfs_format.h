@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * mvfs_format.h: the on-disk format of an mvfs store, format 1.
+ * mvfs_format.h: the on-disk format of an mvfs store, format 2.
  *
  * Shared by the module (mvfs/store.c is its only reader in the kernel) and
  * the tools (userspace/lib/store.c is its only user of it).
@@ -17,6 +17,10 @@
  *                  targets and messages, each referenced by its byte offset.
  *   index          append-only, tools only: struct mvfs_index_rec, the
  *                  content hash of every object and tree, for dedup.
+ *   views/TAG/     format 2: the private area of view TAG: upper/ is its
+ *                  private tree (an overlay upper layer), work/ where
+ *                  copy-ups are built before being renamed into upper/.
+ *                  Entries of upper/ carry trusted.mvfs.* xattrs (below).
  *   objects/XX/N   file contents, one exact-size file per distinct content:
  *                  N is the object number in lowercase hex, XX is N & 0xff
  *                  in two hex digits.  Object 0 is the empty file and has
@@ -35,7 +39,14 @@
 
 #include <linux/types.h>
 
-#define MVFS_FORMAT		1
+/*
+ * The store's format, in the state file.  Format 1 has no private areas
+ * (views are read-only); format 2 adds views/.  The pack's own layout has
+ * not changed: its header says MVFS_PACK_FORMAT.
+ */
+#define MVFS_FORMAT		2
+#define MVFS_FORMAT_MIN		1	/* still read, read-only views */
+#define MVFS_PACK_FORMAT	1
 #define MVFS_STATE_MAGIC	0x5453564d	/* "MVST" */
 #define MVFS_PACK_MAGIC		0x4b50564d	/* "MVPK" */
 #define MVFS_TREE_MAGIC		0x5254564d	/* "MVTR" */
@@ -45,6 +56,38 @@
 #define MVFS_PACK_FILE		"pack"
 #define MVFS_INDEX_FILE		"index"
 #define MVFS_OBJECTS_DIR	"objects"
+#define MVFS_VIEWS_DIR		"views"		/* format 2 */
+#define MVFS_UPPER_DIR		"upper"		/* views/TAG/upper */
+#define MVFS_WORK_DIR		"work"		/* views/TAG/work */
+
+/*
+ * The private area of a view (views/TAG/upper) is a directory tree on the
+ * store's ext2, as overlayfs's upper layer is, over the tree the view
+ * selects.  What its entries are:
+ *
+ *  - a character device 0/0 is a whiteout: the element of that name is
+ *    removed in this view;
+ *  - an entry with MVFS_XATTR_ORIGIN is an element copied up from the
+ *    revision and path the xattr names: a changed element, renamed when the
+ *    origin's path is not the entry's own.  A directory with an origin
+ *    shows its own entries over those of the element at the origin's path
+ *    in the revision the view selects now; a directory without one shows
+ *    only its own;
+ *  - an entry with MVFS_XATTR_ELEM was made an element by mkelem: it is
+ *    added at the next check-in;
+ *  - anything else is view-private (a build output): never checked in.
+ */
+#define MVFS_XATTR_ORIGIN	"trusted.mvfs.origin"
+#define MVFS_XATTR_ELEM		"trusted.mvfs.elem"
+
+/* The value of MVFS_XATTR_ORIGIN: this header, then path_len bytes. */
+struct mvfs_origin_disk {
+	__le64	rev;		/* the revision the element was copied from */
+	__le64	ino;		/* its inode number in the view, kept */
+	__le32	path_len;	/* then the element's path, no NUL, "" top */
+	__le32	reserved;	/* 0 */
+};
+#define MVFS_ORIGIN_MAX		(sizeof(struct mvfs_origin_disk) + 4096)
 
 /* Tags and label names: 1..64 of [A-Za-z0-9._-], not "." or "..". */
 #define MVFS_NAME_MAX		64
@@ -145,6 +188,77 @@ struct mvfs_index_rec {
 	__le64	hash;		/* mvfs_fnv64 of the bytes */
 	__le64	ref;		/* object number, or pack offset | TREE */
 };
+
+/*
+ * Checks that the module and the tools both make, written once.
+ */
+
+/* A view tag or label name: 1..64 of [A-Za-z0-9._-], not "." or "..". */
+static inline int mvfs_tag_valid(const char *name, unsigned long len)
+{
+	unsigned long i;
+	char c;
+
+	if (len == 0 || len > MVFS_NAME_MAX)
+		return 0;
+	if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')))
+		return 0;
+	for (i = 0; i < len; i++) {
+		c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+		      c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+/* An entry name: 1..255 bytes, no '/' or NUL, not "." or "..". */
+static inline int mvfs_entry_name_ok(const char *name, unsigned long len)
+{
+	unsigned long i;
+
+	if (len == 0 || len > MVFS_ENTRY_NAME_MAX)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (name[i] == '/' || name[i] == '\0')
+			return 0;
+	return !(name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')));
+}
+
+/* The size of a state file with these counts. */
+static inline __u64 mvfs_state_size(__u32 nrevs, __u32 nlabels, __u32 nviews)
+{
+	return sizeof(struct mvfs_state_hdr) +
+	       (__u64)nrevs * sizeof(struct mvfs_rev_disk) +
+	       (__u64)nlabels * sizeof(struct mvfs_label_disk) +
+	       (__u64)nviews * sizeof(struct mvfs_view_disk);
+}
+
+/* The largest state file a reader takes (about 900,000 revisions). */
+#define MVFS_STATE_MAX		(64ULL << 20)
+
+/* "objects/XX/N" of object n, into buf of MVFS_OBJ_PATH_LEN bytes. */
+#define MVFS_OBJ_PATH_LEN	(sizeof(MVFS_OBJECTS_DIR) + 20)
+static inline void mvfs_object_path(char *buf, __u64 n)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *p = buf;
+	const char *d = MVFS_OBJECTS_DIR;
+	int shift;
+
+	while (*d)
+		*p++ = *d++;
+	*p++ = '/';
+	*p++ = hex[(n >> 4) & 0xf];
+	*p++ = hex[n & 0xf];
+	*p++ = '/';
+	for (shift = 60; shift > 0 && !(n >> shift); shift -= 4)
+		;
+	for (; shift >= 0; shift -= 4)
+		*p++ = hex[(n >> shift) & 0xf];
+	*p = '\0';
+}
 
 #define MVFS_FNV64_INIT		0xcbf29ce484222325ULL
 #define MVFS_FNV64_PRIME	0x100000001b3ULL

@@ -64,4 +64,41 @@ struct mvfs_ioc_view {
  */
 #define MVFS_IOC_IDLE		_IOW(MVFS_IOC_MAGIC, 6, struct mvfs_ioc_view)
 
+/*
+ * Check-in and uncheckout: the tools read a view's private entries from
+ * the store (views/TAG/upper), write the new revision, reload, then ask the
+ * module to retire exactly the entries they read and that have not changed
+ * since, so that a write racing with a check-in is never lost.
+ */
+struct mvfs_ioc_priv {
+	__u32	size;		/* sizeof(struct mvfs_ioc_priv) */
+	__u32	flags;		/* MVFS_PRIV_* */
+	__u64	path;		/* user pointer: the element path, no NUL */
+	__u32	path_len;	/* 0 is the top of the tree */
+	__u32	reserved;	/* 0 */
+	__u64	gen;		/* PRIVGEN: out; RETIRE: what PRIVGEN said */
+	__u64	rev;		/* RETIRE: the revision that holds it now */
+	char	tag[MVFS_IOC_TAG_FIELD];	/* NUL-terminated */
+};
+
+#define MVFS_PRIV_FORCE		0x1	/* RETIRE whatever its generation */
+
+/*
+ * The generation of view tag's private entry at path (CAP_SYS_ADMIN): a
+ * number that changes with every change made to it through the view.
+ * -ENOENT when the view has no private entry there.
+ */
+#define MVFS_IOC_PRIVGEN	_IOWR(MVFS_IOC_MAGIC, 7, struct mvfs_ioc_priv)
+
+/*
+ * Retire view tag's private entry at path (CAP_SYS_ADMIN), now that
+ * revision rev holds it: a file, symlink or whiteout is removed from the
+ * private area, a directory too when it is empty, else it becomes a copy
+ * of the element at path in rev.  The view then shows rev there.
+ * -ESTALE when the entry changed since PRIVGEN said gen, or is open for
+ * writing: it stays, its origin moved to rev.  MVFS_PRIV_FORCE drops it
+ * whatever its generation (uncheckout), -EBUSY if open for writing.
+ */
+#define MVFS_IOC_RETIRE		_IOW(MVFS_IOC_MAGIC, 8, struct mvfs_ioc_priv)
+
 #endif /* _UAPI_MVFS_IOCTL_H */

@@ -300,7 +300,8 @@ static int mvfs_state_check_hdr(struct mvfs_store *s, void *buf, size_t size)
 	if (size < sizeof(*h) || le32toh(h->magic) != MVFS_STATE_MAGIC)
 		return mvfs_err(-EINVAL, "store %s: not an mvfs state file",
 				s->dir);
-	if (le32toh(h->format) != MVFS_FORMAT)
+	if (le32toh(h->format) < MVFS_FORMAT_MIN ||
+	    le32toh(h->format) > MVFS_FORMAT)
 		return mvfs_bad_format(s, le32toh(h->format));
 	if (le64toh(h->size) != size)
 		return mvfs_err(-EIO, "store %s: state size %llu, file has %zu",
@@ -582,7 +583,7 @@ static int mvfs_store_check_files(struct mvfs_store *s)
 	if (le32toh(hdr.magic) != MVFS_PACK_MAGIC)
 		return mvfs_err(-EINVAL, "store %s: %s is not an mvfs pack",
 				s->dir, MVFS_PACK_FILE);
-	if (le32toh(hdr.format) != MVFS_FORMAT)
+	if (le32toh(hdr.format) != MVFS_PACK_FORMAT)
 		return mvfs_bad_format(s, le32toh(hdr.format));
 	if (fstat(s->pack_fd, &st) || (__u64)st.st_size < s->pack_len)
 		return mvfs_err(-EIO, "store %s: %s is shorter than committed",
@@ -736,7 +737,7 @@ static int mvfs_init_files(struct mvfs_store *s)
 {
 	struct mvfs_pack_hdr hdr = {
 		.magic = htole32(MVFS_PACK_MAGIC),
-		.format = htole32(MVFS_FORMAT),
+		.format = htole32(MVFS_PACK_FORMAT),
 	};
 	int err = 0;
 
