@@ -33,7 +33,6 @@
 #include "store.h"
 
 #define MVFS_IO_BUF		(1024 * 1024)	/* bytes per read */
-#define MVFS_STATE_MAX		(64ULL << 20)	/* what the module reads */
 #define MVFS_TMP_PREFIX		"tmp."
 #define MVFS_OBJ_PATH_MAX	(sizeof(MVFS_OBJECTS_DIR) + 24)
 
@@ -282,14 +281,6 @@ static void mvfs_entry_encode(const struct mvfs_entry_info *e,
 }
 
 /* The state file. */
-
-static __u64 mvfs_state_size(__u32 nrevs, __u32 nlabels, __u32 nviews)
-{
-	return sizeof(struct mvfs_state_hdr) +
-	       (__u64)nrevs * sizeof(struct mvfs_rev_disk) +
-	       (__u64)nlabels * sizeof(struct mvfs_label_disk) +
-	       (__u64)nviews * sizeof(struct mvfs_view_disk);
-}
 
 /* The header's magic, format, size and checksum; 0 or -EINVAL/-EIO. */
 static int mvfs_state_check_hdr(struct mvfs_store *s, void *buf, size_t size)
@@ -891,12 +882,6 @@ static int mvfs_index_load(struct mvfs_store *s)
 }
 
 /* Objects. */
-
-static void mvfs_object_path(char *path, __u64 n)
-{
-	snprintf(path, MVFS_OBJ_PATH_MAX, MVFS_OBJECTS_DIR "/%02llx/%llx",
-		 n & 0xff, n);
-}
 
 /*
  * Object numbers.  The format wants them unique and, once committed,
