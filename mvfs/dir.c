@@ -26,20 +26,6 @@ static char *mvfs_join(const char *dir, const char *name, unsigned int len)
 	return kasprintf(GFP_KERNEL, "%s/%.*s", dir, (int)len, name);
 }
 
-/* The tree that DIR lists now, and (in *rev) the revision it is from. */
-static u64 mvfs_dir_tree(struct inode *dir, struct mvfs_entry *scratch,
-			 u64 *rev)
-{
-	struct mvfs_inode_info *ei = MVFS_I(dir);
-
-	if (ei->kind != MVFS_VIEW) {
-		*rev = ei->rev;
-		return ei->ref;
-	}
-	*rev = mvfs_view_root(ei->view, scratch);
-	return *rev ? scratch->ref : 0;
-}
-
 /* A fixed version's inode inherits how it was named (by label or not). */
 static struct inode *mvfs_version_inode(struct inode *dir,
 					const struct mvfs_entry *e,
@@ -104,8 +90,9 @@ static struct inode *mvfs_history(struct inode *dir, const char *path,
 }
 
 /* A name with no entry of its own: a version-extended name, or NULL. */
-static struct inode *mvfs_lookup_version(struct inode *dir, const char *name,
-					 unsigned int len, struct mvfs_entry *e)
+static struct inode *mvfs_lookup_version(struct inode *dir, const char *dpath,
+					 const char *name, unsigned int len,
+					 struct mvfs_entry *e)
 {
 	struct inode *inode;
 	unsigned int at;
@@ -117,7 +104,7 @@ static struct inode *mvfs_lookup_version(struct inode *dir, const char *name,
 	if (at < 2)
 		return NULL;
 	at--;
-	path = mvfs_join(MVFS_I(dir)->path, name, at);
+	path = mvfs_join(dpath, name, at);
 	if (!path)
 		return ERR_PTR(-ENOMEM);
 	if (at + 2 == len)
@@ -129,72 +116,178 @@ static struct inode *mvfs_lookup_version(struct inode *dir, const char *name,
 	return inode;
 }
 
+/* NAME in DIR's private directory: an inode, NULL, or ERR_PTR; *wh set
+ * when it is a whiteout (the element is removed in this view).
+ */
+static struct inode *mvfs_lookup_upper(struct inode *dir, const struct qstr *q,
+				       bool *wh)
+{
+	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
+	struct dentry *udir = mvfs_upper(dir), *u;
+	struct inode *inode = NULL;
+	char *path;
+
+	*wh = false;
+	if (!udir)
+		return NULL;
+	u = mvfs_priv_lookup(sbi, udir, q->name, q->len);
+	if (IS_ERR(u))
+		return ERR_CAST(u);
+	if (mvfs_is_whiteout(u)) {
+		*wh = true;
+	} else if (d_really_is_positive(u)) {
+		path = mvfs_join(MVFS_I(dir)->path, q->name, q->len);
+		inode = path ? mvfs_upper_inode(dir->i_sb, u, MVFS_I(dir)->view,
+						path) : ERR_PTR(-ENOMEM);
+		kfree(path);
+	}
+	dput(u);
+	return inode;
+}
+
+/* NAME in the tree DIR shows: an inode, NULL, or ERR_PTR. */
+static struct inode *mvfs_lookup_lower(struct inode *dir, const struct qstr *q,
+				       struct mvfs_entry *e)
+{
+	struct mvfs_inode_info *ei = MVFS_I(dir);
+	struct inode *inode;
+	u64 tree, rev;
+	char *path;
+	int err;
+
+	err = mvfs_dir_lower(dir, &tree, &rev);
+	if (!err)
+		err = mvfs_store_find(MVFS_SB(dir->i_sb), tree, q->name, q->len,
+				      e);
+	if (err)
+		return err == -ENOENT ? NULL : ERR_PTR(err);
+	mutex_lock(&ei->plock);
+	path = mvfs_join(ei->path, q->name, q->len);
+	mutex_unlock(&ei->plock);
+	if (!path)
+		return ERR_PTR(-ENOMEM);
+	inode = mvfs_entry_inode(dir->i_sb, e, path, ei->view, rev);
+	kfree(path);
+	if (!IS_ERR(inode)) {
+		MVFS_I(inode)->by_label = ei->by_label;
+		MVFS_I(inode)->gen = ei->gen;
+	}
+	return inode;
+}
+
+/*
+ * A name in a view's directory: the private entry if there is one (a
+ * whiteout hides the element), else the element of the tree, else a
+ * version-extended name.
+ */
 static struct dentry *mvfs_lookup(struct inode *dir, struct dentry *dentry,
 				  unsigned int flags)
 {
-	struct mvfs_inode_info *ei = MVFS_I(dir);
 	const struct qstr *q = &dentry->d_name;
 	struct inode *inode;
 	struct mvfs_entry *e;
 	char *path;
-	u64 tree, rev;
-	int err;
+	bool wh;
 
 	e = kmalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return ERR_PTR(-ENOMEM);
-	tree = mvfs_dir_tree(dir, e, &rev);
-	err = mvfs_store_find(MVFS_SB(dir->i_sb), tree, q->name, q->len, e);
-	if (err == -ENOENT) {
-		inode = mvfs_lookup_version(dir, q->name, q->len, e);
-	} else if (err) {
-		inode = ERR_PTR(err);
-	} else {
-		path = mvfs_join(ei->path, q->name, q->len);
-		inode = path ? mvfs_entry_inode(dir->i_sb, e, path, ei->view,
-						rev) : ERR_PTR(-ENOMEM);
+	inode = mvfs_lookup_upper(dir, q, &wh);
+	if (!inode && !wh)
+		inode = mvfs_lookup_lower(dir, q, e);
+	if (!inode) {
+		mutex_lock(&MVFS_I(dir)->plock);
+		path = kstrdup(MVFS_I(dir)->path, GFP_KERNEL);
+		mutex_unlock(&MVFS_I(dir)->plock);
+		inode = path ? mvfs_lookup_version(dir, path, q->name, q->len,
+						   e) : ERR_PTR(-ENOMEM);
 		kfree(path);
-		if (!IS_ERR(inode)) {
-			MVFS_I(inode)->by_label = ei->by_label;
-			MVFS_I(inode)->gen = ei->gen;
-		}
 	}
 	kfree(e);
 	return d_splice_alias(inode, dentry);
 }
 
+struct mvfs_readdir_ctx {
+	struct dir_context	*ctx;
+	struct mvfs_view	*view;
+	const char		*path;
+};
+
 static bool mvfs_readdir_actor(void *priv, const struct mvfs_entry *e,
 			       u32 index)
 {
-	struct dir_context *ctx = priv;
+	struct mvfs_readdir_ctx *rc = priv;
 
-	if (!dir_emit(ctx, e->name, e->name_len, index + 2,
+	if (!dir_emit(rc->ctx, e->name, e->name_len,
+		      mvfs_ino(rc->view, rc->path, e->name, e->name_len),
 		      fs_umode_to_dtype(e->mode)))
 		return false;
-	ctx->pos = index + 3;
+	rc->ctx->pos = index + 3;
 	return true;
+}
+
+/* A directory of the tree alone, with no private entries over it. */
+static int mvfs_readdir_lower(struct inode *dir, struct dir_context *ctx)
+{
+	struct mvfs_readdir_ctx rc = { .ctx = ctx, .view = MVFS_I(dir)->view };
+	u64 tree, rev;
+	int err;
+
+	err = mvfs_dir_lower(dir, &tree, &rev);
+	if (err)
+		return err;
+	mutex_lock(&MVFS_I(dir)->plock);
+	rc.path = kstrdup(MVFS_I(dir)->path, GFP_KERNEL);
+	mutex_unlock(&MVFS_I(dir)->plock);
+	if (!rc.path)
+		return -ENOMEM;
+	err = mvfs_store_iterate(MVFS_SB(dir->i_sb), tree, ctx->pos - 2,
+				 mvfs_readdir_actor, &rc);
+	kfree(rc.path);
+	return err;
 }
 
 static int mvfs_readdir(struct file *file, struct dir_context *ctx)
 {
 	struct inode *dir = file_inode(file);
-	struct mvfs_entry *e;
-	u64 tree, rev;
+	struct mvfs_file *mf = file->private_data;
+	struct mvfs_dirent *de;
+	int err;
 
 	if (!dir_emit_dots(file, ctx))
 		return 0;
-	e = kmalloc(sizeof(*e), GFP_KERNEL);
-	if (!e)
-		return -ENOMEM;
-	tree = mvfs_dir_tree(dir, e, &rev);
-	kfree(e);
-	return mvfs_store_iterate(MVFS_SB(dir->i_sb), tree, ctx->pos - 2,
-				  mvfs_readdir_actor, ctx);
+	if (!mvfs_upper(dir))
+		return mvfs_readdir_lower(dir, ctx);
+	if (!mf->list || ctx->pos == 2) {
+		mvfs_dirlist_free(mf->list);
+		mf->list = NULL;
+		err = mvfs_dirlist_build(dir, &mf->list);
+		if (err)
+			return err;
+	}
+	while (ctx->pos - 2 < mf->list->count) {
+		de = mf->list->ents[ctx->pos - 2];
+		if (!de->whiteout &&
+		    !dir_emit(ctx, de->name, de->len, de->ino, de->type))
+			break;
+		ctx->pos++;
+	}
+	return 0;
 }
 
 const struct inode_operations mvfs_dir_iops = {
 	.lookup		= mvfs_lookup,
 	.getattr	= mvfs_getattr,
+	.permission	= mvfs_permission,
+	.setattr	= mvfs_setattr,
+	.create		= mvfs_create,
+	.mkdir		= mvfs_mkdir,
+	.mknod		= mvfs_mknod,
+	.symlink	= mvfs_symlink,
+	.link		= mvfs_link,
+	.unlink		= mvfs_unlink,
+	.rmdir		= mvfs_rmdir,
+	.rename		= mvfs_rename,
 };
 
 const struct file_operations mvfs_dir_fops = {

@@ -65,6 +65,7 @@ int mvfs_track_release(struct inode *inode, struct file *file)
 	spin_unlock(&sbi->files_lock);
 	if (mf->real)
 		fput(mf->real);
+	mvfs_dirlist_free(mf->list);
 	kfree(mf);
 	return 0;
 }
@@ -89,22 +90,42 @@ unsigned int mvfs_files_open(struct mvfs_sb_info *sbi, struct mvfs_view *v)
 	return n;
 }
 
+/* The content to stack on: the private file, or the element's object. */
+static struct file *mvfs_real_open(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
+	struct mvfs_entry e = { .mode = inode->i_mode };
+	struct dentry *upper = mvfs_upper(inode);
+	int flags = file->f_flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC);
+
+	if (upper)
+		return mvfs_priv_open(sbi, upper, flags);
+	if (!MVFS_I(inode)->ref)
+		return NULL;
+	e.ref = MVFS_I(inode)->ref;
+	e.size = i_size_read(inode);
+	return mvfs_store_object(sbi, &e);
+}
+
+/*
+ * Opening an element for writing (or to truncate it) copies it up
+ * first; from then on its content is the private file's.
+ */
 static int mvfs_file_open(struct inode *inode, struct file *file)
 {
-	struct mvfs_inode_info *ei = MVFS_I(inode);
-	struct mvfs_entry e = { .mode = inode->i_mode };
 	struct mvfs_file *mf;
-	struct file *real = NULL;
+	struct file *real;
+	int err;
 
-	if (file->f_mode & FMODE_WRITE)
-		return -EROFS;
-	if (ei->ref) {
-		e.ref = ei->ref;
-		e.size = i_size_read(inode);
-		real = mvfs_store_object(MVFS_SB(inode->i_sb), &e);
-		if (IS_ERR(real))
-			return PTR_ERR(real);
+	if ((file->f_mode & FMODE_WRITE) || (file->f_flags & O_TRUNC)) {
+		err = mvfs_copy_up(file->f_path.dentry);
+		if (err)
+			return err;
 	}
+	real = mvfs_real_open(file);
+	if (IS_ERR(real))
+		return PTR_ERR(real);
 	mf = mvfs_file_new(inode);
 	if (!mf) {
 		if (real)
@@ -123,6 +144,75 @@ static ssize_t mvfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	if (!mf->real || !iov_iter_count(to))
 		return 0;
 	return vfs_iter_read(mf->real, to, &iocb->ki_pos, 0);
+}
+
+/* O_APPEND and O_DIRECT may change with fcntl: follow them. */
+static void mvfs_sync_flags(struct file *file, struct file *real)
+{
+	unsigned int mask = O_APPEND | O_NONBLOCK | O_NDELAY;
+
+	if ((file->f_flags ^ real->f_flags) & mask) {
+		spin_lock(&real->f_lock);
+		real->f_flags = (real->f_flags & ~mask) |
+				(file->f_flags & mask);
+		spin_unlock(&real->f_lock);
+	}
+}
+
+static ssize_t mvfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct file *file = iocb->ki_filp;
+	struct inode *inode = file_inode(file);
+	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
+	struct mvfs_file *mf = file->private_data;
+	const struct cred *old;
+	ssize_t n;
+
+	if (!mf->real || !mvfs_upper(inode))
+		return -EBADF;
+	inode_lock(inode);
+	/* Setuid and setgid go as on ext2: judged with the caller's creds. */
+	n = file_remove_privs(file);
+	if (n)
+		goto out_unlock;
+	mvfs_sync_flags(file, mf->real);
+	old = override_creds(sbi->creds);
+	file_start_write(mf->real);
+	n = vfs_iter_write(mf->real, from, &iocb->ki_pos, 0);
+	file_end_write(mf->real);
+	revert_creds(old);
+	mvfs_copyattr(inode);
+	MVFS_I(inode)->wgen = atomic64_inc_return(&sbi->wgen);
+out_unlock:
+	inode_unlock(inode);
+	return n;
+}
+
+static int mvfs_fsync(struct file *file, loff_t start, loff_t end,
+		      int datasync)
+{
+	struct mvfs_file *mf = file->private_data;
+
+	if (!mf->real)
+		return 0;
+	return vfs_fsync_range(mf->real, start, end, datasync);
+}
+
+static long mvfs_fallocate(struct file *file, int mode, loff_t off,
+			   loff_t len)
+{
+	struct inode *inode = file_inode(file);
+	struct mvfs_file *mf = file->private_data;
+	const struct cred *old;
+	long err;
+
+	if (!mf->real || !mvfs_upper(inode))
+		return -EBADF;
+	old = override_creds(MVFS_SB(inode->i_sb)->creds);
+	err = vfs_fallocate(mf->real, mode, off, len);
+	revert_creds(old);
+	mvfs_copyattr(inode);
+	return err;
 }
 
 static int mvfs_mmap(struct file *file, struct vm_area_struct *vma)
@@ -144,7 +234,11 @@ const struct file_operations mvfs_file_fops = {
 	.open		= mvfs_file_open,
 	.release	= mvfs_track_release,
 	.read_iter	= mvfs_read_iter,
+	.write_iter	= mvfs_write_iter,
+	.fsync		= mvfs_fsync,
+	.fallocate	= mvfs_fallocate,
 	.mmap		= mvfs_mmap,
 	.splice_read	= generic_file_splice_read,
+	.splice_write	= iter_file_splice_write,
 	.llseek		= generic_file_llseek,
 };

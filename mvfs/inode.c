@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * inode.c: mvfs inodes, made from store entries, and the dentry
+ * inode.c: mvfs inodes, made from store entries and from a view's private
+ * entries, their identity, attributes and permissions, and the dentry
  * revalidation that makes a moving view show its new revision.
  *
- * An inode of a view's content remembers the view and the revision it
- * came from; once the view selects another revision its dentries fail
- * revalidation and are looked up again.  The inode kind (enum mvfs_kind)
- * leaves room for a per-view private layer above the revision's entry.
+ * Identity: an inode number comes from what the inode is, as romfs
+ * derives it from the on-disk offset: for an element of a view, a hash
+ * of the view's tag and the element's path (stable across lookups, cache
+ * drops and check-ins that leave the element where it is); for a private
+ * entry, the private file's own inode number, or the number the element
+ * had before it was copied up (kept in its origin).  Private inodes are
+ * hashed by the private inode, so hard links share one mvfs inode.
+ *
+ * Revalidation is by what a dentry refers to, not by revision number:
+ * when a view moves, an element is looked up again at its path, and a
+ * directory stays valid (it takes the new tree) while it is still a
+ * directory: a shell whose cwd is deep in a view keeps working.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,6 +41,9 @@ struct inode *mvfs_alloc_inode(struct super_block *sb)
 	ei->by_label = false;
 	ei->ref = 0;
 	ei->path = NULL;
+	ei->merge = false;
+	ei->upper = NULL;
+	ei->wgen = atomic64_inc_return(&MVFS_SB(sb)->wgen);
 	return &ei->vfs_inode;
 }
 
@@ -47,10 +59,14 @@ void mvfs_free_inode(struct inode *inode)
 
 void mvfs_evict_inode(struct inode *inode)
 {
+	struct mvfs_inode_info *ei = MVFS_I(inode);
+
 	truncate_inode_pages_final(&inode->i_data);
 	clear_inode(inode);
-	mvfs_view_put(MVFS_I(inode)->view);
-	MVFS_I(inode)->view = NULL;
+	mvfs_view_put(ei->view);
+	ei->view = NULL;
+	dput(ei->upper);
+	ei->upper = NULL;
 }
 
 static void mvfs_inode_init_once(void *p)
@@ -58,6 +74,8 @@ static void mvfs_inode_init_once(void *p)
 	struct mvfs_inode_info *ei = p;
 
 	inode_init_once(&ei->vfs_inode);
+	mutex_init(&ei->plock);
+	mutex_init(&ei->cu_lock);
 }
 
 int mvfs_init_inodecache(void)
@@ -78,26 +96,40 @@ void mvfs_destroy_inodecache(void)
 }
 
 /**
- * mvfs_new_inode - a fresh inode of an mvfs kind
- * @sb: the superblock
- * @kind: what it is
- * @mode: type and permission bits
+ * mvfs_ino - the inode number of an element of a view
+ * @v: the view, or NULL for a fixed version
+ * @dir: the element path of its directory ("" the top)
+ * @name: its name, or NULL for @dir itself
+ * @len: the name's length
  *
- * Return: the inode with its operations set, or NULL.
+ * Return: a number below 2^63; private entries that were never elements
+ * take 2^63 plus their private inode number.
  */
-struct inode *mvfs_new_inode(struct super_block *sb, enum mvfs_kind kind,
-			     umode_t mode)
+u64 mvfs_ino(struct mvfs_view *v, const char *dir, const char *name,
+	     unsigned int len)
 {
-	struct inode *inode = new_inode(sb);
+	u64 h = MVFS_FNV64_INIT;
 
-	if (!inode)
-		return NULL;
-	inode->i_ino = get_next_ino();
-	inode->i_mode = mode;
-	inode->i_mtime = current_time(inode);
-	inode->i_atime = inode->i_mtime;
-	inode->i_ctime = inode->i_mtime;
-	MVFS_I(inode)->kind = kind;
+	if (v)
+		h = mvfs_fnv64(h, v->rec.tag, strlen(v->rec.tag));
+	h = mvfs_fnv64(h, "/", 1);
+	h = mvfs_fnv64(h, dir, strlen(dir));
+	if (name) {
+		if (*dir)
+			h = mvfs_fnv64(h, "/", 1);
+		h = mvfs_fnv64(h, name, len);
+	}
+	h &= ~(1ULL << 63);
+	return h > 1 ? h : 2;	/* 1 is /view */
+}
+
+static u64 mvfs_ino_private(struct inode *upper)
+{
+	return (1ULL << 63) | upper->i_ino;
+}
+
+static void mvfs_set_ops(struct inode *inode, enum mvfs_kind kind)
+{
 	switch (kind) {
 	case MVFS_TOP:
 		inode->i_op = &mvfs_top_iops;
@@ -113,12 +145,40 @@ struct inode *mvfs_new_inode(struct super_block *sb, enum mvfs_kind kind,
 		inode->i_fop = &mvfs_dir_fops;
 		break;
 	case MVFS_FILE:
+		inode->i_op = &mvfs_file_iops;
 		inode->i_fop = &mvfs_file_fops;
 		break;
 	case MVFS_LINK:
-		inode->i_op = &simple_symlink_inode_operations;
+		inode->i_op = &mvfs_link_iops;
+		break;
+	case MVFS_SPECIAL:
+		inode->i_op = &mvfs_special_iops;
 		break;
 	}
+}
+
+/**
+ * mvfs_new_inode - a fresh inode of an mvfs kind
+ * @sb: the superblock
+ * @kind: what it is
+ * @mode: type and permission bits
+ *
+ * Return: the inode with its operations set, or NULL.
+ */
+struct inode *mvfs_new_inode(struct super_block *sb, enum mvfs_kind kind,
+			     umode_t mode)
+{
+	struct inode *inode = new_inode(sb);
+
+	if (!inode)
+		return NULL;
+	inode->i_ino = kind == MVFS_TOP ? 1 : get_next_ino() | (1ULL << 62);
+	inode->i_mode = mode;
+	inode->i_mtime = current_time(inode);
+	inode->i_atime = inode->i_mtime;
+	inode->i_ctime = inode->i_mtime;
+	MVFS_I(inode)->kind = kind;
+	mvfs_set_ops(inode, kind);
 	if (S_ISDIR(mode))
 		set_nlink(inode, 2);
 	return inode;
@@ -134,15 +194,15 @@ static void mvfs_inode_attr(struct inode *inode, const struct mvfs_entry *e)
 	inode->i_mtime.tv_nsec = e->mtime_nsec;
 	inode->i_atime = inode->i_mtime;
 	inode->i_ctime = inode->i_mtime;
-	inode->i_size = e->size;
-	inode->i_blocks = (e->size + 511) >> 9;
+	inode->i_size = S_ISDIR(e->mode) ? 0 : e->size;
+	inode->i_blocks = (inode->i_size + 511) >> 9;
 }
 
 /**
  * mvfs_entry_inode - an inode for a store entry
  * @sb: the superblock
  * @e: the entry
- * @path: its element path from the top of the tree (directories need it)
+ * @path: its element path from the top of the tree
  * @view: the view it is seen through (a reference is taken), or NULL for
  *        a fixed version (NAME@@REV)
  * @rev: the revision @e comes from
@@ -166,16 +226,21 @@ struct inode *mvfs_entry_inode(struct super_block *sb,
 	mvfs_inode_attr(inode, e);
 	ei->ref = e->ref;
 	ei->rev = rev;
+	ei->merge = kind == MVFS_DIR;
 	ei->gen = READ_ONCE(MVFS_SB(sb)->gen);
 	if (view) {
 		kref_get(&view->ref);
 		ei->view = view;
+	} else {
+		/* A fixed version: its number says which revision. */
+		inode->i_ino = mvfs_ino(NULL, path, NULL, 0) ^ rev;
 	}
-	if (kind == MVFS_DIR) {
-		ei->path = kstrdup(path, GFP_KERNEL);
-		if (!ei->path)
-			goto out_iput;
-	} else if (kind == MVFS_LINK) {
+	if (view)
+		inode->i_ino = mvfs_ino(view, path, NULL, 0);
+	ei->path = kstrdup(path, GFP_KERNEL);
+	if (!ei->path)
+		goto out_iput;
+	if (kind == MVFS_LINK) {
 		link = mvfs_store_link(MVFS_SB(sb), e);
 		if (IS_ERR(link)) {
 			iput(inode);
@@ -190,17 +255,173 @@ out_iput:
 	return ERR_PTR(-ENOMEM);
 }
 
-/* A view's top directory takes its attributes from the current revision. */
+/**
+ * mvfs_copyattr - take the attributes of an inode's private entry
+ * @inode: an mvfs inode with a private entry
+ *
+ * Called after each change made through it, and by getattr.
+ */
+void mvfs_copyattr(struct inode *inode)
+{
+	struct dentry *upper = mvfs_upper(inode);
+	struct inode *u;
+
+	if (!upper || MVFS_I(inode)->kind == MVFS_VIEW)
+		return;
+	u = d_inode(upper);
+	inode->i_mode = u->i_mode;
+	inode->i_uid = u->i_uid;
+	inode->i_gid = u->i_gid;
+	inode->i_atime = u->i_atime;
+	inode->i_mtime = u->i_mtime;
+	inode->i_ctime = u->i_ctime;
+	inode->i_blocks = u->i_blocks;
+	inode->i_rdev = u->i_rdev;
+	if (!S_ISDIR(u->i_mode)) {
+		i_size_write(inode, i_size_read(u));
+		set_nlink(inode, u->i_nlink);
+	}
+}
+
+static enum mvfs_kind mvfs_kind_of(umode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR:
+		return MVFS_DIR;
+	case S_IFREG:
+		return MVFS_FILE;
+	case S_IFLNK:
+		return MVFS_LINK;
+	default:
+		return MVFS_SPECIAL;
+	}
+}
+
+struct mvfs_iget {
+	struct dentry	*upper;
+};
+
+static int mvfs_iget_test(struct inode *inode, void *data)
+{
+	struct dentry *upper = mvfs_upper(inode);
+
+	return upper && d_inode(upper) == d_inode(((struct mvfs_iget *)data)->upper);
+}
+
+static int mvfs_iget_set(struct inode *inode, void *data)
+{
+	MVFS_I(inode)->upper = dget(((struct mvfs_iget *)data)->upper);
+	return 0;
+}
+
+/* Read the symlink target of a private symlink into inode->i_link. */
+static int mvfs_upper_link(struct inode *inode, struct dentry *upper)
+{
+	DEFINE_DELAYED_CALL(done);
+	const char *target;
+	int err = 0;
+
+	target = vfs_get_link(upper, &done);
+	if (IS_ERR(target))
+		return PTR_ERR(target);
+	inode->i_link = kstrdup(target, GFP_KERNEL);
+	if (!inode->i_link)
+		err = -ENOMEM;
+	do_delayed_call(&done);
+	return err;
+}
+
+/* Fill a new private inode: its kind, view, path and identity. */
+static int mvfs_upper_fill(struct inode *inode, struct dentry *upper,
+			   struct mvfs_view *view, const char *path)
+{
+	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
+	struct mvfs_inode_info *ei = MVFS_I(inode);
+	struct inode *u = d_inode(upper);
+	struct mvfs_origin o;
+	int err;
+
+	ei->kind = mvfs_kind_of(u->i_mode);
+	mvfs_set_ops(inode, ei->kind);
+	kref_get(&view->ref);
+	ei->view = view;
+	inode->i_ino = mvfs_ino_private(u);
+	err = mvfs_origin_get(sbi, upper, &o);
+	if (!err) {
+		inode->i_ino = o.ino;
+		ei->path = o.path;
+		ei->merge = ei->kind == MVFS_DIR;
+	} else if (err == -ENODATA) {
+		ei->path = kstrdup(path, GFP_KERNEL);
+		err = ei->path ? 0 : -ENOMEM;
+	}
+	if (err)
+		return err;
+	mvfs_copyattr(inode);
+	if (S_ISDIR(u->i_mode))
+		set_nlink(inode, 2);
+	if (ei->kind == MVFS_SPECIAL)
+		init_special_inode(inode, u->i_mode, u->i_rdev);
+	if (ei->kind == MVFS_LINK)
+		err = mvfs_upper_link(inode, upper);
+	return err;
+}
+
+/**
+ * mvfs_upper_inode - the inode of a view's private entry
+ * @sb: the superblock
+ * @upper: the private entry, positive and not a whiteout
+ * @view: the view (a reference is taken)
+ * @path: its element path, for an entry without an origin
+ *
+ * Return: the inode (one per private inode: hard links share it), or
+ * ERR_PTR.
+ */
+struct inode *mvfs_upper_inode(struct super_block *sb, struct dentry *upper,
+			       struct mvfs_view *view, const char *path)
+{
+	struct mvfs_iget key = { .upper = upper };
+	struct inode *inode;
+	int err;
+
+	inode = iget5_locked(sb, (unsigned long)d_inode(upper),
+			     mvfs_iget_test, mvfs_iget_set, &key);
+	if (!inode)
+		return ERR_PTR(-ENOMEM);
+	if (!(inode->i_state & I_NEW))
+		return inode;
+	err = mvfs_upper_fill(inode, upper, view, path);
+	if (err) {
+		iget_failed(inode);
+		return ERR_PTR(err);
+	}
+	unlock_new_inode(inode);
+	return inode;
+}
+
+/* The view's top takes its owner and mode from the view's record. */
 static void mvfs_view_refresh(struct inode *inode)
 {
+	struct mvfs_view *v = MVFS_I(inode)->view;
+	struct dentry *upper = mvfs_upper(inode);
 	struct mvfs_entry *root;
 
 	root = kmalloc(sizeof(*root), GFP_KERNEL);
 	if (!root)
 		return;
-	mvfs_view_root(MVFS_I(inode)->view, root);
+	mvfs_view_root(v, root);
 	mvfs_inode_attr(inode, root);
 	kfree(root);
+	spin_lock(&v->lock);
+	inode->i_mode = S_IFDIR | (v->rec.mode & 0777);
+	inode->i_uid = make_kuid(&init_user_ns, v->rec.uid);
+	inode->i_gid = make_kgid(&init_user_ns, v->rec.gid);
+	spin_unlock(&v->lock);
+	if (upper) {
+		inode->i_mtime = d_inode(upper)->i_mtime;
+		inode->i_ctime = d_inode(upper)->i_ctime;
+		inode->i_atime = d_inode(upper)->i_atime;
+	}
 }
 
 /**
@@ -208,32 +429,77 @@ static void mvfs_view_refresh(struct inode *inode)
  * @sb: the superblock
  * @v: the view; a reference is taken
  *
+ * Its private entry is the top of the view's private area, when the
+ * store has one.
+ *
  * Return: the inode, or ERR_PTR(-ENOMEM).
  */
 struct inode *mvfs_view_inode(struct super_block *sb, struct mvfs_view *v)
 {
 	struct inode *inode = mvfs_new_inode(sb, MVFS_VIEW, S_IFDIR | 0555);
+	struct dentry *upper;
 
 	if (!inode)
 		return ERR_PTR(-ENOMEM);
 	kref_get(&v->ref);
 	MVFS_I(inode)->view = v;
+	MVFS_I(inode)->merge = true;
+	inode->i_ino = mvfs_ino(v, "", NULL, 0);
 	MVFS_I(inode)->path = kstrdup("", GFP_KERNEL);
 	if (!MVFS_I(inode)->path) {
 		iput(inode);
 		return ERR_PTR(-ENOMEM);
 	}
+	if (!mvfs_priv_area(MVFS_SB(sb), v->rec.tag, MVFS_UPPER_DIR, &upper))
+		MVFS_I(inode)->upper = upper;
 	mvfs_view_refresh(inode);
 	return inode;
 }
 
 /**
- * mvfs_getattr - stat; a view's top shows its current revision's top
+ * mvfs_inode_readonly - is this inode never writable
+ * @inode: an mvfs inode
+ *
+ * Return: true for /view, NAME@@ listings, fixed versions (NAME@@REV) and
+ * anything of a store without private areas (format 1).
+ */
+bool mvfs_inode_readonly(struct inode *inode)
+{
+	struct mvfs_inode_info *ei = MVFS_I(inode);
+
+	return !ei->view || ei->kind == MVFS_TOP || ei->kind == MVFS_HIST ||
+	       !MVFS_SB(inode->i_sb)->vdir.dentry;
+}
+
+/**
+ * mvfs_permission - ->permission: fixed versions are read-only
+ * @mnt_userns: the mount's user namespace
+ * @inode: the inode
+ * @mask: MAY_*
+ *
+ * Return: 0, -EROFS for a write to what is never writable, or what
+ * generic_permission() says.
+ */
+int mvfs_permission(struct user_namespace *mnt_userns, struct inode *inode,
+		    int mask)
+{
+	if ((mask & MAY_WRITE) && mvfs_inode_readonly(inode) &&
+	    (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode) ||
+	     S_ISLNK(inode->i_mode)))
+		return -EROFS;
+	return generic_permission(mnt_userns, inode, mask);
+}
+
+/**
+ * mvfs_getattr - stat
  * @mnt_userns: the mount's user namespace
  * @path: what is stat'ed
  * @stat: filled in
  * @request_mask: STATX_* wanted
  * @flags: AT_* flags
+ *
+ * A view's top shows its view's owner and mode; a private entry its
+ * private file's attributes.
  *
  * Return: 0.
  */
@@ -244,20 +510,103 @@ int mvfs_getattr(struct user_namespace *mnt_userns, const struct path *path,
 
 	if (MVFS_I(inode)->kind == MVFS_VIEW)
 		mvfs_view_refresh(inode);
+	else
+		mvfs_copyattr(inode);
 	generic_fillattr(mnt_userns, inode, stat);
 	return 0;
 }
 
 /*
- * Still what the view shows?  Content of a view is valid while the view
- * selects the revision it came from; a version named by label while no
- * reload happened; a fixed version always.  Negative dentries are looked
- * up again.  Safe in RCU walk: it only reads.
+ * Find the element at ei->path again in the revision its view selects
+ * now.  A directory takes the new tree; anything else stays valid only
+ * if it is unchanged.  Return: 1 valid, 0 not, or -errno.
+ */
+static int mvfs_lower_refresh(struct inode *inode)
+{
+	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
+	struct mvfs_inode_info *ei = MVFS_I(inode);
+	struct mvfs_entry *e, *root;
+	u64 rev;
+	int err, valid = 0;
+
+	e = kmalloc_array(2, sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	root = e + 1;
+	rev = mvfs_view_root(ei->view, root);
+	mutex_lock(&ei->plock);
+	err = rev ? mvfs_resolve(sbi, rev, ei->path, e) : -ENOENT;
+	if (err) {
+		valid = err == -ENOENT ? 0 : err;
+		goto out_unlock;
+	}
+	if ((e->mode & S_IFMT) != (inode->i_mode & S_IFMT))
+		goto out_unlock;
+	if (S_ISDIR(e->mode) || (e->ref == ei->ref && e->mode ==
+	    inode->i_mode && e->size == i_size_read(inode) &&
+	    e->mtime == inode->i_mtime.tv_sec &&
+	    e->uid == i_uid_read(inode) && e->gid == i_gid_read(inode))) {
+		ei->ref = e->ref;
+		WRITE_ONCE(ei->rev, rev);
+		valid = 1;
+	}
+out_unlock:
+	mutex_unlock(&ei->plock);
+	kfree(e);
+	return valid;
+}
+
+/**
+ * mvfs_dir_lower - the tree a directory shows under its private entries
+ * @dir: a directory inode
+ * @tree: set to the tree's offset, 0 for none
+ * @rev: set to the revision it is from
+ *
+ * Return: 0 or -errno.
+ */
+int mvfs_dir_lower(struct inode *dir, u64 *tree, u64 *rev)
+{
+	struct mvfs_inode_info *ei = MVFS_I(dir);
+	struct mvfs_entry *root;
+	int err = 0;
+
+	*tree = 0;
+	*rev = 0;
+	if (ei->kind == MVFS_VIEW) {
+		root = kmalloc(sizeof(*root), GFP_KERNEL);
+		if (!root)
+			return -ENOMEM;
+		*rev = mvfs_view_root(ei->view, root);
+		*tree = *rev ? root->ref : 0;
+		kfree(root);
+		return 0;
+	}
+	if (!READ_ONCE(ei->merge))
+		return 0;
+	if (ei->view && READ_ONCE(ei->view->rev) != READ_ONCE(ei->rev)) {
+		err = mvfs_lower_refresh(dir);
+		if (err == 0)
+			WRITE_ONCE(ei->ref, 0);	/* gone from the tree */
+		err = err < 0 ? err : 0;
+	}
+	mutex_lock(&ei->plock);
+	*tree = ei->ref;
+	*rev = ei->rev;
+	mutex_unlock(&ei->plock);
+	return err;
+}
+
+/*
+ * Still what the view shows?  A private entry while it is in the private
+ * area; an element while it is still at its path (a directory whatever
+ * its tree); a version named by label while no reload happened; a fixed
+ * version always.  Negative dentries are looked up again.
  */
 static int mvfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 {
 	struct inode *inode = d_inode_rcu(dentry);
 	struct mvfs_inode_info *ei;
+	struct dentry *upper;
 	struct mvfs_view *v;
 
 	if (!inode)
@@ -273,7 +622,14 @@ static int mvfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 		return 0;
 	if (ei->kind == MVFS_VIEW || ei->kind == MVFS_HIST)
 		return 1;
-	return READ_ONCE(v->rev) == ei->rev;
+	upper = mvfs_upper(inode);
+	if (upper)	/* removed by retire, or the last link went */
+		return d_inode(upper)->i_nlink != 0;
+	if (READ_ONCE(v->rev) == READ_ONCE(ei->rev))
+		return 1;
+	if (flags & LOOKUP_RCU)
+		return -ECHILD;
+	return mvfs_lower_refresh(inode);
 }
 
 const struct dentry_operations mvfs_dentry_ops = {

@@ -71,6 +71,9 @@ long mvfs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (!err && copy_to_user(uarg, &v, sizeof(v)))
 			err = -EFAULT;
 		return err;
+	case MVFS_IOC_PRIVGEN:
+	case MVFS_IOC_RETIRE:
+		return mvfs_ioc_priv(file, cmd, uarg);
 	default:
 		return -ENOTTY;
 	}

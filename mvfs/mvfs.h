@@ -9,6 +9,11 @@
  * Lock order: sbi->reg_lock (mutex), then sbi->state_lock (rw_semaphore),
  * then view->lock or sbi->files_lock (spinlocks, never nested).
  * set_fs_root() may sleep: it is never called under a spinlock.
+ *
+ * Writes: the VFS's i_rwsem of mvfs inodes, then one mvfs_inode_info
+ * ->cu_lock (copy-up; never two at once), then ->plock, then the i_rwsem
+ * of the store's ext2 inodes (work before upper, as lock_rename() orders
+ * them).  Nothing of the store's is locked while an mvfs lock is taken.
  */
 #ifndef _MVFS_H
 #define _MVFS_H
@@ -93,7 +98,8 @@ struct mvfs_view {
 struct mvfs_file {
 	struct list_head	node;
 	struct mvfs_view	*view;
-	struct file		*real;	/* the object, for a regular file */
+	struct file		*real;	/* the object or private file */
+	struct mvfs_dirlist	*list;	/* merged directory listing */
 };
 
 struct mvfs_sb_info {
@@ -110,6 +116,9 @@ struct mvfs_sb_info {
 	struct mutex		reg_lock;	/* protects view registration */
 	spinlock_t		files_lock;	/* protects files */
 	struct list_head	files;		/* struct mvfs_file, open */
+	struct path		vdir;		/* views/; NULL dentry: read-only */
+	atomic64_t		wgen;		/* gives out write generations */
+	struct rcu_head		rcu;		/* RCU walk reads sbi */
 };
 
 enum mvfs_kind {
@@ -119,17 +128,30 @@ enum mvfs_kind {
 	MVFS_FILE,
 	MVFS_LINK,
 	MVFS_HIST,	/* NAME@@: the revisions in which NAME changed */
+	MVFS_SPECIAL,	/* a private fifo, socket or device node */
 };
 
+/*
+ * An mvfs inode: an element of the tree a view selects (its lower part:
+ * ref, from revision rev), the view's private entry over it (upper), or
+ * both.  A directory with merge set shows its upper entries over the
+ * tree at path in the revision its view selects now, found again (ref,
+ * rev) when the view moves: a cwd stays valid across check-ins.
+ */
 struct mvfs_inode_info {
 	struct inode		vfs_inode;
 	enum mvfs_kind		kind;
 	struct mvfs_view	*view;	/* NULL for a fixed (@@) version */
-	u64			rev;	/* the revision it comes from */
 	u64			gen;	/* sbi->gen at lookup, for @@LABEL */
 	bool			by_label;
+	struct mutex		plock;	/* protects path, ref, rev, merge */
+	u64			rev;	/* the revision ref is from; READ_ONCE */
 	u64			ref;	/* tree, object or link target */
-	char			*path;	/* dirs, HIST: element path, "" top */
+	char			*path;	/* element path in the tree, "" top */
+	bool			merge;	/* dir: also shows the tree at path */
+	struct mutex		cu_lock;	/* serialises copy-up */
+	struct dentry		*upper;	/* private entry; set once, acquire */
+	u64			wgen;	/* write generation; under inode lock */
 };
 
 static inline struct mvfs_inode_info *MVFS_I(struct inode *inode)
@@ -141,6 +163,21 @@ static inline struct mvfs_sb_info *MVFS_SB(struct super_block *sb)
 {
 	return sb->s_fs_info;
 }
+
+/* A merged directory listing, built at the first readdir of an open dir. */
+struct mvfs_dirent {
+	u64		ino;
+	u16		len;
+	u8		type;	/* DT_* */
+	bool		whiteout;
+	char		name[];
+};
+
+struct mvfs_dirlist {
+	unsigned int		count;
+	unsigned int		size;
+	struct mvfs_dirent	**ents;
+};
 
 /* store.c */
 typedef bool (*mvfs_actor_t)(void *priv, const struct mvfs_entry *e,
@@ -178,6 +215,17 @@ struct inode *mvfs_entry_inode(struct super_block *sb,
 			       const struct mvfs_entry *e, const char *path,
 			       struct mvfs_view *view, u64 rev);
 struct inode *mvfs_view_inode(struct super_block *sb, struct mvfs_view *v);
+struct inode *mvfs_upper_inode(struct super_block *sb, struct dentry *upper,
+			       struct mvfs_view *view, const char *path);
+void mvfs_copyattr(struct inode *inode);
+u64 mvfs_ino(struct mvfs_view *v, const char *dir, const char *name,
+	     unsigned int len);
+int mvfs_dir_lower(struct inode *dir, u64 *tree, u64 *rev);
+bool mvfs_inode_readonly(struct inode *inode);
+int mvfs_permission(struct user_namespace *mnt_userns, struct inode *inode,
+		    int mask);
+int mvfs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+		 struct iattr *attr);
 int mvfs_init_inodecache(void);
 void mvfs_destroy_inodecache(void);
 struct inode *mvfs_alloc_inode(struct super_block *sb);
@@ -194,11 +242,77 @@ extern const struct file_operations mvfs_top_fops;
 extern const struct inode_operations mvfs_hist_iops;
 extern const struct file_operations mvfs_hist_fops;
 
+/* private.c */
+struct mvfs_origin {
+	u64	rev;
+	u64	ino;
+	char	*path;		/* kfree() it */
+};
+static inline struct dentry *mvfs_upper(struct inode *inode)
+{
+	return smp_load_acquire(&MVFS_I(inode)->upper);
+}
+bool mvfs_is_whiteout(struct dentry *d);
+struct dentry *mvfs_priv_lookup(struct mvfs_sb_info *sbi, struct dentry *dir,
+				const char *name, unsigned int len);
+int mvfs_priv_area(struct mvfs_sb_info *sbi, const char *tag,
+		   const char *which, struct dentry **out);
+int mvfs_origin_get(struct mvfs_sb_info *sbi, struct dentry *d,
+		    struct mvfs_origin *o);
+int mvfs_origin_set(struct mvfs_sb_info *sbi, struct dentry *d, u64 rev,
+		    u64 ino, const char *path);
+const struct cred *mvfs_creds_as(struct mvfs_sb_info *sbi, kuid_t uid,
+				 kgid_t gid);
+int mvfs_do_whiteout(struct mvfs_sb_info *sbi, struct inode *dir,
+		     struct dentry *d);
+int mvfs_do_rename(struct mvfs_sb_info *sbi, struct inode *odir,
+		   struct dentry *od, struct inode *ndir, struct dentry *nd,
+		   unsigned int flags);
+int mvfs_do_rmdir(struct mvfs_sb_info *sbi, struct inode *dir,
+		  struct dentry *d);
+int mvfs_do_unlink(struct mvfs_sb_info *sbi, struct inode *dir,
+		   struct dentry *d);
+int mvfs_clear_whiteouts(struct mvfs_sb_info *sbi, struct dentry *dir);
+struct file *mvfs_priv_open(struct mvfs_sb_info *sbi, struct dentry *d,
+			    int flags);
+
+/* copyup.c */
+struct dentry *mvfs_view_top(struct dentry *dentry);
+int mvfs_copy_up(struct dentry *dentry);
+
+/* dirlist.c */
+int mvfs_dirlist_build(struct inode *dir, struct mvfs_dirlist **out);
+void mvfs_dirlist_free(struct mvfs_dirlist *l);
+int mvfs_dir_empty(struct dentry *dentry);
+
+/* namei.c */
+extern const struct inode_operations mvfs_file_iops;
+extern const struct inode_operations mvfs_link_iops;
+extern const struct inode_operations mvfs_special_iops;
+int mvfs_create(struct user_namespace *mnt_userns, struct inode *dir,
+		struct dentry *dentry, umode_t mode, bool excl);
+int mvfs_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
+	       struct dentry *dentry, umode_t mode);
+int mvfs_mknod(struct user_namespace *mnt_userns, struct inode *dir,
+	       struct dentry *dentry, umode_t mode, dev_t rdev);
+int mvfs_symlink(struct user_namespace *mnt_userns, struct inode *dir,
+		 struct dentry *dentry, const char *target);
+int mvfs_link(struct dentry *old, struct inode *dir, struct dentry *dentry);
+int mvfs_unlink(struct inode *dir, struct dentry *dentry);
+int mvfs_rmdir(struct inode *dir, struct dentry *dentry);
+int mvfs_rename(struct user_namespace *mnt_userns, struct inode *odir,
+		struct dentry *od, struct inode *ndir, struct dentry *nd,
+		unsigned int flags);
+
+/* retire.c */
+long mvfs_ioc_priv(struct file *file, unsigned int cmd, void __user *uarg);
+
 /* file.c */
 extern const struct file_operations mvfs_file_fops;
 int mvfs_track_open(struct inode *inode, struct file *file);
 int mvfs_track_release(struct inode *inode, struct file *file);
 unsigned int mvfs_files_open(struct mvfs_sb_info *sbi, struct mvfs_view *v);
+
 
 /* ioctl.c */
 long mvfs_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

@@ -11,6 +11,8 @@
 #include <linux/fs_context.h>
 #include <linux/fs_parser.h>
 #include <linux/module.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/statfs.h>
@@ -49,11 +51,13 @@ static void mvfs_free_sbi(struct mvfs_sb_info *sbi)
 		return;
 	mvfs_unregister_all(sbi);
 	mvfs_views_free(sbi);
+	path_put(&sbi->vdir);
 	mvfs_store_close(sbi);
 	if (sbi->creds)
 		put_cred(sbi->creds);
 	kfree(sbi->store_name);
-	kfree(sbi);
+	/* RCU walk (d_revalidate) may still be reading it. */
+	kfree_rcu(sbi, rcu);
 }
 
 static int mvfs_show_options(struct seq_file *m, struct dentry *root)
@@ -62,12 +66,17 @@ static int mvfs_show_options(struct seq_file *m, struct dentry *root)
 	return 0;
 }
 
+/* The space of a view is the store's: what a write there may take. */
 static int mvfs_statfs(struct dentry *dentry, struct kstatfs *buf)
 {
+	struct mvfs_sb_info *sbi = MVFS_SB(dentry->d_sb);
+	int err;
+
+	err = vfs_statfs(&sbi->store, buf);
 	buf->f_type = MVFS_MAGIC;
-	buf->f_bsize = PAGE_SIZE;
 	buf->f_namelen = MVFS_ENTRY_NAME_MAX;
-	return 0;
+	buf->f_fsid = u64_to_fsid(huge_encode_dev(dentry->d_sb->s_dev));
+	return err;
 }
 
 static const struct super_operations mvfs_super_ops = {
@@ -78,6 +87,25 @@ static const struct super_operations mvfs_super_ops = {
 	.statfs		= mvfs_statfs,
 	.show_options	= mvfs_show_options,
 };
+
+/* The store's views/ directory, if it has one (format 2). */
+static void mvfs_find_views(struct mvfs_sb_info *sbi)
+{
+	const struct cred *old = override_creds(sbi->creds);
+	struct dentry *d;
+
+	d = lookup_one_unlocked(&init_user_ns, MVFS_VIEWS_DIR,
+				sbi->store.dentry, strlen(MVFS_VIEWS_DIR));
+	revert_creds(old);
+	if (IS_ERR(d))
+		return;
+	if (d_is_dir(d) && !d_is_symlink(d)) {
+		sbi->vdir.dentry = d;
+		sbi->vdir.mnt = mntget(sbi->store.mnt);
+	} else {
+		dput(d);
+	}
+}
 
 static int mvfs_fill_super(struct super_block *sb, struct fs_context *fc)
 {
@@ -90,6 +118,7 @@ static int mvfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (!sbi)
 		return -ENOMEM;
 	init_rwsem(&sbi->state_lock);
+	atomic64_set(&sbi->wgen, 1);
 	INIT_LIST_HEAD(&sbi->views);
 	mutex_init(&sbi->reg_lock);
 	spin_lock_init(&sbi->files_lock);
@@ -103,8 +132,6 @@ static int mvfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_magic = MVFS_MAGIC;
 	sb->s_op = &mvfs_super_ops;
 	sb->s_d_op = &mvfs_dentry_ops;
-	/* Views are read-only for now; each view gets a private layer later. */
-	sb->s_flags |= SB_RDONLY;
 	sb->s_iflags |= SB_I_NODEV;
 	sb->s_time_gran = 1;
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
@@ -115,6 +142,10 @@ static int mvfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	err = mvfs_views_reload(sb);
 	if (err)
 		return err;
+	mvfs_find_views(sbi);
+	/* Format 1: no private areas, every view read-only. */
+	if (!sbi->vdir.dentry)
+		sb->s_flags |= SB_RDONLY;
 
 	root = mvfs_new_inode(sb, MVFS_TOP, S_IFDIR | 0755);
 	if (!root)
@@ -145,9 +176,25 @@ static void mvfs_free_fc(struct fs_context *fc)
 	kfree(ctx);
 }
 
+/*
+ * mount -o remount: a store without private areas stays read-only, as
+ * romfs does; checked-in content is never writable either way (a change
+ * to it is a copy-up into the view's private area).
+ */
+static int mvfs_reconfigure(struct fs_context *fc)
+{
+	struct mvfs_sb_info *sbi = MVFS_SB(fc->root->d_sb);
+
+	sync_filesystem(fc->root->d_sb);
+	if (!sbi->vdir.dentry)
+		fc->sb_flags |= SB_RDONLY;
+	return 0;
+}
+
 static const struct fs_context_operations mvfs_context_ops = {
 	.parse_param	= mvfs_parse_param,
 	.get_tree	= mvfs_get_tree,
+	.reconfigure	= mvfs_reconfigure,
 	.free		= mvfs_free_fc,
 };
 

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * copyup.c: the first change to an element copies it into the view's
+ * private area, as overlayfs copies up: the copy (data, owner, mode,
+ * times and origin) is built in views/TAG/work, then renamed into place,
+ * so that a crash leaves the element as it was or wholly copied.  A
+ * directory is copied alone (its entries stay in the tree, and show
+ * through it); its parents first, from the top down.
+ *
+ * Locking: copy-up of an inode holds its ->cu_lock, so that two writers
+ * copy it once; never two ->cu_lock at a time.  Callers may hold the
+ * VFS's locks of mvfs inodes, never a lock of the store's.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cred.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
+#include <linux/slab.h>
+#include <linux/sizes.h>
+#include <linux/splice.h>
+#include "mvfs.h"
+
+/**
+ * mvfs_view_top - the top of the view (/view/TAG) a dentry is in
+ * @dentry: a dentry of a view
+ *
+ * Return: the top's dentry (dput it), or NULL outside a view.
+ */
+struct dentry *mvfs_view_top(struct dentry *dentry)
+{
+	struct dentry *d = dget(dentry), *p;
+
+	while (MVFS_I(d_inode(d))->kind != MVFS_VIEW) {
+		if (IS_ROOT(d)) {
+			dput(d);
+			return NULL;
+		}
+		p = dget_parent(d);
+		dput(d);
+		d = p;
+	}
+	return d;
+}
+
+/* Copy SIZE bytes of the element's object into the open file TO. */
+static int mvfs_copy_data(struct mvfs_sb_info *sbi, struct inode *inode,
+			  struct file *to)
+{
+	struct mvfs_entry e = { .mode = inode->i_mode };
+	loff_t in = 0, out = 0, size = i_size_read(inode);
+	struct file *from;
+	long n;
+	int err = 0;
+
+	if (!MVFS_I(inode)->ref)
+		return 0;
+	e.ref = MVFS_I(inode)->ref;
+	e.size = size;
+	from = mvfs_store_object(sbi, &e);
+	if (IS_ERR(from))
+		return PTR_ERR(from);
+	while (in < size) {
+		n = do_splice_direct(from, &in, to, &out,
+				     min_t(loff_t, size - in, SZ_1M), 0);
+		if (n <= 0) {
+			err = n ? n : -EIO;
+			break;
+		}
+		if (fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
+	}
+	fput(from);
+	if (!err)
+		err = vfs_fsync(to, 0);
+	return err;
+}
+
+/* Make the copy of INODE in the work directory, as W (negative). */
+static int mvfs_copy_make(struct mvfs_sb_info *sbi, struct inode *inode,
+			  struct inode *wdir, struct dentry *w)
+{
+	const struct cred *old = override_creds(sbi->creds);
+	struct file *f;
+	int err;
+
+	switch (inode->i_mode & S_IFMT) {
+	case S_IFDIR:
+		err = vfs_mkdir(&init_user_ns, wdir, w, 0700);
+		break;
+	case S_IFLNK:
+		err = vfs_symlink(&init_user_ns, wdir, w, inode->i_link);
+		break;
+	case S_IFREG:
+		err = vfs_create(&init_user_ns, wdir, w, 0600, true);
+		break;
+	default:
+		err = -EIO;	/* an element is one of the three */
+	}
+	revert_creds(old);
+	if (err || !S_ISREG(inode->i_mode))
+		return err;
+	f = mvfs_priv_open(sbi, w, O_WRONLY);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	err = mvfs_copy_data(sbi, inode, f);
+	fput(f);
+	return err;
+}
+
+/* Give the copy W the element's owner, mode and times. */
+static int mvfs_copy_attr(struct mvfs_sb_info *sbi, struct inode *inode,
+			  struct dentry *w)
+{
+	struct iattr a = {
+		.ia_valid = ATTR_UID | ATTR_GID,
+		.ia_uid = inode->i_uid,
+		.ia_gid = inode->i_gid,
+	};
+	const struct cred *old = override_creds(sbi->creds);
+	int err;
+
+	inode_lock(d_inode(w));
+	err = notify_change(&init_user_ns, w, &a, NULL);
+	if (!err && !S_ISLNK(inode->i_mode)) {
+		a.ia_valid = ATTR_MODE;
+		a.ia_mode = inode->i_mode;
+		err = notify_change(&init_user_ns, w, &a, NULL);
+	}
+	if (!err) {
+		a.ia_valid = ATTR_ATIME | ATTR_MTIME | ATTR_ATIME_SET |
+			     ATTR_MTIME_SET;
+		a.ia_atime = inode->i_atime;
+		a.ia_mtime = inode->i_mtime;
+		err = notify_change(&init_user_ns, w, &a, NULL);
+	}
+	inode_unlock(d_inode(w));
+	revert_creds(old);
+	return err;
+}
+
+/* Rename the finished copy W into UDIR as NAME; returns it (dput it). */
+static struct dentry *mvfs_copy_place(struct mvfs_sb_info *sbi,
+				      struct dentry *work, struct dentry *w,
+				      struct dentry *udir,
+				      const struct qstr *name)
+{
+	struct dentry *trap, *d;
+	int err;
+
+	trap = lock_rename(work, udir);
+	d = lookup_one_len(name->name, udir, name->len);
+	if (IS_ERR(d))
+		goto out_unlock;
+	err = -EEXIST;
+	if (d_is_positive(d) || trap == d || trap == w)
+		goto out_dput;
+	err = mvfs_do_rename(sbi, d_inode(work), w, d_inode(udir), d, 0);
+	if (!err) {
+		/* The rename moved W to the name; D stays negative. */
+		dput(d);
+		d = dget(w);
+		goto out_unlock;
+	}
+out_dput:
+	dput(d);
+	d = ERR_PTR(err);
+out_unlock:
+	unlock_rename(work, udir);
+	return d;
+}
+
+/* Build the copy of DENTRY's element in WORK; the new private entry. */
+static struct dentry *mvfs_copy_build(struct dentry *dentry,
+				      struct dentry *work,
+				      struct dentry *udir)
+{
+	struct inode *inode = d_inode(dentry);
+	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
+	struct mvfs_inode_info *ei = MVFS_I(inode);
+	struct dentry *w, *d = NULL;
+	char name[40];
+	int err;
+
+	snprintf(name, sizeof(name), "#%llx",
+		 (u64)atomic64_inc_return(&sbi->wgen));
+	inode_lock_nested(d_inode(work), I_MUTEX_PARENT);
+	w = lookup_one_len(name, work, strlen(name));
+	if (IS_ERR(w)) {
+		inode_unlock(d_inode(work));
+		return w;
+	}
+	err = d_is_positive(w) ? -EEXIST :
+	      mvfs_copy_make(sbi, inode, d_inode(work), w);
+	inode_unlock(d_inode(work));
+	if (!err)
+		err = mvfs_copy_attr(sbi, inode, w);
+	if (!err)
+		err = mvfs_origin_set(sbi, w, ei->rev, inode->i_ino, ei->path);
+	if (!err) {
+		d = mvfs_copy_place(sbi, work, w, udir, &dentry->d_name);
+		err = PTR_ERR_OR_ZERO(d);
+	}
+	if (err && d_is_positive(w)) {
+		inode_lock_nested(d_inode(work), I_MUTEX_PARENT);
+		if (d_is_dir(w))
+			mvfs_do_rmdir(sbi, d_inode(work), w);
+		else
+			mvfs_do_unlink(sbi, d_inode(work), w);
+		inode_unlock(d_inode(work));
+	}
+	dput(w);
+	return err ? ERR_PTR(err) : d;
+}
+
+/* Copy DENTRY up; its parent already has its private entry. */
+static int mvfs_copy_up_one(struct dentry *dentry)
+{
+	struct inode *inode = d_inode(dentry);
+	struct mvfs_inode_info *ei = MVFS_I(inode);
+	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
+	struct dentry *parent, *work, *d;
+	int err;
+
+	mutex_lock(&ei->cu_lock);
+	err = 0;
+	if (mvfs_upper(inode))
+		goto out_unlock;
+	err = -EROFS;
+	if (!ei->view || ei->kind == MVFS_VIEW)
+		goto out_unlock;
+	err = mvfs_priv_area(sbi, ei->view->rec.tag, MVFS_WORK_DIR, &work);
+	if (err)
+		goto out_unlock;
+	err = mnt_want_write(sbi->store.mnt);
+	if (err)
+		goto out_work;
+	parent = dget_parent(dentry);
+	d = mvfs_copy_build(dentry, work, mvfs_upper(d_inode(parent)));
+	dput(parent);
+	mnt_drop_write(sbi->store.mnt);
+	err = PTR_ERR_OR_ZERO(d);
+	if (!err) {
+		smp_store_release(&ei->upper, d);
+		__insert_inode_hash(inode, (unsigned long)d_inode(d));
+		ei->wgen = atomic64_inc_return(&sbi->wgen);
+		mvfs_copyattr(inode);
+	}
+	pr_debug("copy-up %pd2: %d\n", dentry, err);
+out_work:
+	dput(work);
+out_unlock:
+	mutex_unlock(&ei->cu_lock);
+	return err;
+}
+
+/**
+ * mvfs_copy_up - give an element of a view its private copy
+ * @dentry: the element
+ *
+ * Copies its parents first, from the top down.  Nothing to do for what
+ * is already private.
+ *
+ * Return: 0; -EROFS when the view has no private area or @dentry is a
+ * fixed version; -errno.
+ */
+int mvfs_copy_up(struct dentry *dentry)
+{
+	struct dentry *d, *next;
+	int err = 0;
+
+	if (mvfs_inode_readonly(d_inode(dentry)))
+		return -EROFS;
+	while (!err && !mvfs_upper(d_inode(dentry))) {
+		/* The highest ancestor still without a private entry. */
+		d = dget(dentry);
+		for (;;) {
+			if (MVFS_I(d_inode(d))->kind == MVFS_VIEW)
+				break;
+			next = dget_parent(d);
+			if (mvfs_upper(d_inode(next))) {
+				dput(next);
+				break;
+			}
+			dput(d);
+			d = next;
+		}
+		if (MVFS_I(d_inode(d))->kind == MVFS_VIEW)
+			err = mvfs_upper(d_inode(d)) ? 0 : -EROFS;
+		else
+			err = mvfs_copy_up_one(d);
+		dput(d);
+		if (!err && MVFS_I(d_inode(dentry))->kind == MVFS_VIEW)
+			break;
+	}
+	return err;
+}

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dirlist.c: the listing of a directory that has private entries: the
+ * private directory's entries (whiteouts marked), then the entries of the
+ * tree it lies over that no private entry hides, as overlayfs merges a
+ * directory.  Built at the first readdir of an open directory (and at
+ * rewinddir), so that positions stay stable while it is read.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bsearch.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include "mvfs.h"
+
+#define MVFS_DIRLIST_MAX	(1U << 22)	/* entries, as a sanity bound */
+
+/**
+ * mvfs_dirlist_free - free a listing
+ * @l: the listing, or NULL
+ */
+void mvfs_dirlist_free(struct mvfs_dirlist *l)
+{
+	unsigned int i;
+
+	if (!l)
+		return;
+	for (i = 0; i < l->count; i++)
+		kfree(l->ents[i]);
+	kvfree(l->ents);
+	kfree(l);
+}
+
+static int mvfs_dirlist_add(struct mvfs_dirlist *l, const char *name,
+			    unsigned int len, u64 ino, unsigned int type)
+{
+	struct mvfs_dirent **ents, *de;
+
+	if (l->count == l->size) {
+		if (l->size >= MVFS_DIRLIST_MAX)
+			return -EFBIG;
+		ents = kvmalloc_array(l->size * 2 + 16, sizeof(*ents),
+				      GFP_KERNEL);
+		if (!ents)
+			return -ENOMEM;
+		if (l->count)
+			memcpy(ents, l->ents, l->count * sizeof(*ents));
+		kvfree(l->ents);
+		l->ents = ents;
+		l->size = l->size * 2 + 16;
+	}
+	de = kmalloc(sizeof(*de) + len + 1, GFP_KERNEL);
+	if (!de)
+		return -ENOMEM;
+	de->ino = ino;
+	de->len = len;
+	de->type = type;
+	de->whiteout = false;
+	memcpy(de->name, name, len);
+	de->name[len] = '\0';
+	l->ents[l->count++] = de;
+	return 0;
+}
+
+struct mvfs_upper_ctx {
+	struct dir_context	ctx;
+	struct mvfs_dirlist	*l;
+	int			err;
+};
+
+static bool mvfs_upper_actor(struct dir_context *ctx, const char *name,
+			     int len, loff_t pos, u64 ino, unsigned int type)
+{
+	struct mvfs_upper_ctx *c = container_of(ctx, struct mvfs_upper_ctx,
+						ctx);
+
+	if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')))
+		return true;
+	c->err = mvfs_dirlist_add(c->l, name, len, (1ULL << 63) | ino, type);
+	return !c->err;
+}
+
+static int mvfs_dirent_cmp(const void *a, const void *b)
+{
+	const struct mvfs_dirent *x = *(const struct mvfs_dirent **)a;
+	const struct mvfs_dirent *y = *(const struct mvfs_dirent **)b;
+	int c = memcmp(x->name, y->name, min(x->len, y->len));
+
+	return c ? c : (int)x->len - (int)y->len;
+}
+
+/* Mark the whiteouts among the character devices of the private dir. */
+static int mvfs_dirlist_whiteouts(struct mvfs_sb_info *sbi,
+				  struct dentry *udir, struct mvfs_dirlist *l)
+{
+	struct dentry *d;
+	unsigned int i;
+
+	for (i = 0; i < l->count; i++) {
+		if (l->ents[i]->type != DT_CHR)
+			continue;
+		d = mvfs_priv_lookup(sbi, udir, l->ents[i]->name,
+				     l->ents[i]->len);
+		if (IS_ERR(d))
+			return PTR_ERR(d);
+		l->ents[i]->whiteout = mvfs_is_whiteout(d);
+		dput(d);
+	}
+	return 0;
+}
+
+static int mvfs_dirlist_upper(struct mvfs_sb_info *sbi, struct dentry *udir,
+			      struct mvfs_dirlist *l)
+{
+	struct mvfs_upper_ctx c = { .ctx.actor = mvfs_upper_actor, .l = l };
+	struct file *f;
+	int err;
+
+	f = mvfs_priv_open(sbi, udir, O_RDONLY | O_DIRECTORY | O_NOATIME);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	err = iterate_dir(f, &c.ctx);
+	fput(f);
+	if (!err)
+		err = c.err;
+	if (!err)
+		err = mvfs_dirlist_whiteouts(sbi, udir, l);
+	if (!err)
+		sort(l->ents, l->count, sizeof(*l->ents), mvfs_dirent_cmp,
+		     NULL);
+	return err;
+}
+
+struct mvfs_lower_ctx {
+	struct mvfs_dirlist	*l;
+	unsigned int		nupper;
+	struct mvfs_view	*view;
+	const char		*path;
+	int			err;
+};
+
+/* The private entry of this name, or NULL. */
+static struct mvfs_dirent *mvfs_dirlist_find(struct mvfs_lower_ctx *c,
+					     const char *name,
+					     unsigned int len)
+{
+	struct mvfs_dirent key_de = { .len = len }, *key = &key_de, **found;
+	struct mvfs_dirent *k;
+
+	k = kmalloc(sizeof(*k) + len + 1, GFP_KERNEL);
+	if (!k)
+		return NULL;
+	*k = key_de;
+	memcpy(k->name, name, len);
+	key = k;
+	found = bsearch(&key, c->l->ents, c->nupper, sizeof(*c->l->ents),
+			mvfs_dirent_cmp);
+	kfree(k);
+	return found ? *found : NULL;
+}
+
+static bool mvfs_lower_actor(void *priv, const struct mvfs_entry *e,
+			     u32 index)
+{
+	struct mvfs_lower_ctx *c = priv;
+	u64 ino = mvfs_ino(c->view, c->path, e->name, e->name_len);
+	struct mvfs_dirent *de;
+
+	de = mvfs_dirlist_find(c, e->name, e->name_len);
+	if (de) {
+		/* A copy of the element keeps the element's number. */
+		if (!de->whiteout && (de->ino >> 63))
+			de->ino = ino;
+		return true;
+	}
+	c->err = mvfs_dirlist_add(c->l, e->name, e->name_len, ino,
+				  fs_umode_to_dtype(e->mode));
+	return !c->err;
+}
+
+/**
+ * mvfs_dirlist_build - the merged listing of a directory
+ * @dir: a directory inode with a private entry
+ * @out: set to the listing (mvfs_dirlist_free() it)
+ *
+ * Return: 0 or -errno.
+ */
+int mvfs_dirlist_build(struct inode *dir, struct mvfs_dirlist **out)
+{
+	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
+	struct mvfs_inode_info *ei = MVFS_I(dir);
+	struct mvfs_lower_ctx c = { .view = ei->view };
+	struct mvfs_dirlist *l;
+	u64 tree, rev;
+	int err;
+
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return -ENOMEM;
+	err = mvfs_dirlist_upper(sbi, mvfs_upper(dir), l);
+	if (!err)
+		err = mvfs_dir_lower(dir, &tree, &rev);
+	if (err)
+		goto out_free;
+	c.l = l;
+	c.nupper = l->count;
+	mutex_lock(&ei->plock);
+	c.path = kstrdup(ei->path, GFP_KERNEL);
+	mutex_unlock(&ei->plock);
+	err = -ENOMEM;
+	if (!c.path)
+		goto out_free;
+	err = mvfs_store_iterate(sbi, tree, 0, mvfs_lower_actor, &c);
+	kfree(c.path);
+	if (!err)
+		err = c.err;
+	if (!err) {
+		*out = l;
+		return 0;
+	}
+out_free:
+	mvfs_dirlist_free(l);
+	return err;
+}
+
+static bool mvfs_any_actor(void *priv, const struct mvfs_entry *e, u32 index)
+{
+	*(bool *)priv = true;
+	return false;
+}
+
+/**
+ * mvfs_dir_empty - does a directory of a view show nothing
+ * @dentry: the directory
+ *
+ * Return: 0 when empty, -ENOTEMPTY, or -errno.
+ */
+int mvfs_dir_empty(struct dentry *dentry)
+{
+	struct inode *dir = d_inode(dentry);
+	struct mvfs_dirlist *l;
+	bool any = false;
+	unsigned int i;
+	u64 tree, rev;
+	int err;
+
+	if (mvfs_upper(dir)) {
+		err = mvfs_dirlist_build(dir, &l);
+		if (err)
+			return err;
+		for (i = 0; i < l->count; i++)
+			any |= !l->ents[i]->whiteout;
+		mvfs_dirlist_free(l);
+	} else {
+		err = mvfs_dir_lower(dir, &tree, &rev);
+		if (!err)
+			err = mvfs_store_iterate(MVFS_SB(dir->i_sb), tree, 0,
+						 mvfs_any_actor, &any);
+		if (err)
+			return err;
+	}
+	return any ? -ENOTEMPTY : 0;
+}

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * private.c: a view's private area in the store (views/TAG/upper), and
+ * every call the module makes into it.
+ *
+ * As overlayfs does with its upper layer, each change goes through one
+ * small wrapper (mvfs_do_*) that runs with the mounter's credentials and
+ * logs with pr_debug.  The callers check permissions on the mvfs inodes
+ * with the caller's credentials first, as the VFS does for any
+ * filesystem; the store is only ever changed by the module on behalf of
+ * a caller who was allowed to change the view.
+ *
+ * Locking: the wrappers take the store's ext2 inode locks themselves
+ * where noted; callers hold no lock of the store's.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cred.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
+#include <linux/slab.h>
+#include <linux/xattr.h>
+#include "mvfs.h"
+
+/* A whiteout: a character device 0/0, as overlayfs makes them. */
+bool mvfs_is_whiteout(struct dentry *d)
+{
+	struct inode *inode = d_inode(d);
+
+	return inode && S_ISCHR(inode->i_mode) && inode->i_rdev == WHITEOUT_DEV;
+}
+
+/**
+ * mvfs_priv_lookup - look a name up in a private directory
+ * @sbi: the mount
+ * @dir: a directory of the private area
+ * @name: the name
+ * @len: its length
+ *
+ * Takes @dir's lock itself.
+ *
+ * Return: the dentry, positive or negative (dput it), or ERR_PTR.
+ */
+struct dentry *mvfs_priv_lookup(struct mvfs_sb_info *sbi, struct dentry *dir,
+				const char *name, unsigned int len)
+{
+	const struct cred *old = override_creds(sbi->creds);
+	struct dentry *d;
+
+	d = lookup_one_unlocked(&init_user_ns, name, dir, len);
+	revert_creds(old);
+	pr_debug("lookup(%pd2/%.*s) = %d\n", dir, len, name,
+		 PTR_ERR_OR_ZERO(d));
+	return d;
+}
+
+/**
+ * mvfs_priv_area - a directory of view @tag's private area
+ * @sbi: the mount; sbi->views set
+ * @tag: the view's tag
+ * @which: MVFS_UPPER_DIR or MVFS_WORK_DIR
+ * @out: set to the directory's dentry (dput it)
+ *
+ * Return: 0; -EROFS when the store has no private area for @tag (format
+ * 1, or a view made by an older tool); -errno.
+ */
+int mvfs_priv_area(struct mvfs_sb_info *sbi, const char *tag,
+		   const char *which, struct dentry **out)
+{
+	const struct cred *old;
+	struct dentry *v, *d;
+	int err = -EROFS;
+
+	if (!sbi->vdir.dentry)
+		return -EROFS;
+	old = override_creds(sbi->creds);
+	v = mvfs_priv_lookup(sbi, sbi->vdir.dentry, tag, strlen(tag));
+	if (IS_ERR(v)) {
+		err = PTR_ERR(v);
+		goto out;
+	}
+	if (!d_is_dir(v))
+		goto out_dput;
+	d = mvfs_priv_lookup(sbi, v, which, strlen(which));
+	if (IS_ERR(d)) {
+		err = PTR_ERR(d);
+		goto out_dput;
+	}
+	if (d_is_dir(d) && !d_is_symlink(d)) {
+		*out = d;
+		err = 0;
+	} else {
+		dput(d);
+	}
+out_dput:
+	dput(v);
+out:
+	revert_creds(old);
+	return err;
+}
+
+/**
+ * mvfs_origin_get - read an entry's trusted.mvfs.origin
+ * @sbi: the mount
+ * @d: a private entry
+ * @o: filled in; o->path is allocated
+ *
+ * Return: 0; -ENODATA when it has none (a view-private entry); -EIO
+ * (logged) for a malformed one; -errno.
+ */
+int mvfs_origin_get(struct mvfs_sb_info *sbi, struct dentry *d,
+		    struct mvfs_origin *o)
+{
+	struct mvfs_origin_disk *od;
+	const struct cred *old;
+	ssize_t n;
+	u32 len;
+	int err = -EIO;
+
+	od = kmalloc(MVFS_ORIGIN_MAX, GFP_KERNEL);
+	if (!od)
+		return -ENOMEM;
+	old = override_creds(sbi->creds);
+	n = vfs_getxattr(&init_user_ns, d, MVFS_XATTR_ORIGIN, od,
+			 MVFS_ORIGIN_MAX);
+	revert_creds(old);
+	if (n < 0) {
+		err = n == -EOPNOTSUPP ? -ENODATA : n;
+		goto out_free;
+	}
+	len = le32_to_cpu(od->path_len);
+	if (n < sizeof(*od) || len != n - sizeof(*od) || od->reserved)
+		goto out_bad;
+	o->rev = le64_to_cpu(od->rev);
+	o->ino = le64_to_cpu(od->ino);
+	o->path = kmemdup_nul((char *)(od + 1), len, GFP_KERNEL);
+	err = o->path ? 0 : -ENOMEM;
+	if (o->path && strlen(o->path) != len) {
+		kfree(o->path);
+		goto out_bad;
+	}
+	goto out_free;
+out_bad:
+	pr_err_ratelimited("store %s: bad %s on %pd\n", sbi->store_name,
+			   MVFS_XATTR_ORIGIN, d);
+	err = -EIO;
+out_free:
+	kfree(od);
+	return err;
+}
+
+/**
+ * mvfs_origin_set - write an entry's trusted.mvfs.origin
+ * @sbi: the mount
+ * @d: a private entry, its parent's lock not held
+ * @rev: the revision it was copied from
+ * @ino: the inode number the view shows for it
+ * @path: its element path in @rev
+ *
+ * Return: 0 or -errno.
+ */
+int mvfs_origin_set(struct mvfs_sb_info *sbi, struct dentry *d, u64 rev,
+		    u64 ino, const char *path)
+{
+	size_t len = strlen(path), size = sizeof(struct mvfs_origin_disk) + len;
+	struct mvfs_origin_disk *od;
+	const struct cred *old;
+	int err;
+
+	if (size > MVFS_ORIGIN_MAX)
+		return -ENAMETOOLONG;
+	od = kzalloc(size, GFP_KERNEL);
+	if (!od)
+		return -ENOMEM;
+	od->rev = cpu_to_le64(rev);
+	od->ino = cpu_to_le64(ino);
+	od->path_len = cpu_to_le32(len);
+	memcpy(od + 1, path, len);
+	old = override_creds(sbi->creds);
+	err = vfs_setxattr(&init_user_ns, d, MVFS_XATTR_ORIGIN, od, size, 0);
+	revert_creds(old);
+	pr_debug("setxattr(%pd2, origin %llu %s) = %d\n", d, rev, path, err);
+	kfree(od);
+	return err;
+}
+
+/**
+ * mvfs_creds_as - the mounter's credentials, creating as @uid:@gid
+ * @sbi: the mount
+ * @uid: owner of what is created
+ * @gid: its group
+ *
+ * New private entries are made with the owner the view shows, as
+ * overlayfs makes upper entries: the mounter's capabilities, the
+ * caller's fsuid and fsgid.
+ *
+ * Return: credentials to override_creds() with (put_cred() them), or
+ * NULL.
+ */
+const struct cred *mvfs_creds_as(struct mvfs_sb_info *sbi, kuid_t uid,
+				 kgid_t gid)
+{
+	const struct cred *old = override_creds(sbi->creds);
+	struct cred *c = prepare_creds();
+
+	revert_creds(old);
+	if (!c)
+		return NULL;
+	c->fsuid = uid;
+	c->fsgid = gid;
+	return c;
+}
+
+/**
+ * mvfs_do_whiteout - make @d, a negative private entry, a whiteout
+ * @sbi: the mount
+ * @dir: @d's parent's inode, locked by the caller
+ * @d: the entry
+ *
+ * Return: 0 or -errno.
+ */
+int mvfs_do_whiteout(struct mvfs_sb_info *sbi, struct inode *dir,
+		     struct dentry *d)
+{
+	const struct cred *old = override_creds(sbi->creds);
+	int err;
+
+	WARN_ON_ONCE(!inode_is_locked(dir));
+	err = vfs_mknod(&init_user_ns, dir, d, S_IFCHR | 0, WHITEOUT_DEV);
+	revert_creds(old);
+	pr_debug("whiteout(%pd2) = %d\n", d, err);
+	return err;
+}
+
+/**
+ * mvfs_do_rename - rename in the private area
+ * @sbi: the mount
+ * @odir: old parent, locked with lock_rename() by the caller
+ * @od: old entry
+ * @ndir: new parent
+ * @nd: new entry
+ * @flags: RENAME_NOREPLACE or 0
+ *
+ * Return: 0 or -errno.
+ */
+int mvfs_do_rename(struct mvfs_sb_info *sbi, struct inode *odir,
+		   struct dentry *od, struct inode *ndir, struct dentry *nd,
+		   unsigned int flags)
+{
+	struct renamedata rd = {
+		.old_mnt_userns	= &init_user_ns,
+		.old_dir	= odir,
+		.old_dentry	= od,
+		.new_mnt_userns	= &init_user_ns,
+		.new_dir	= ndir,
+		.new_dentry	= nd,
+		.flags		= flags,
+	};
+	const struct cred *old = override_creds(sbi->creds);
+	int err;
+
+	err = vfs_rename(&rd);
+	revert_creds(old);
+	pr_debug("rename(%pd2, %pd2) = %d\n", od, nd, err);
+	return err;
+}
+
+/**
+ * mvfs_do_rmdir - remove a private directory
+ * @sbi: the mount
+ * @dir: its parent's inode, locked by the caller
+ * @d: the directory
+ *
+ * Return: 0 or -errno.
+ */
+int mvfs_do_rmdir(struct mvfs_sb_info *sbi, struct inode *dir,
+		  struct dentry *d)
+{
+	const struct cred *old = override_creds(sbi->creds);
+	int err;
+
+	err = vfs_rmdir(&init_user_ns, dir, d);
+	revert_creds(old);
+	pr_debug("rmdir(%pd2) = %d\n", d, err);
+	return err;
+}
+
+/**
+ * mvfs_do_unlink - remove a private non-directory
+ * @sbi: the mount
+ * @dir: its parent's inode, locked by the caller
+ * @d: the entry
+ *
+ * Return: 0 or -errno.
+ */
+int mvfs_do_unlink(struct mvfs_sb_info *sbi, struct inode *dir,
+		   struct dentry *d)
+{
+	const struct cred *old = override_creds(sbi->creds);
+	int err;
+
+	err = vfs_unlink(&init_user_ns, dir, d, NULL);
+	revert_creds(old);
+	pr_debug("unlink(%pd2) = %d\n", d, err);
+	return err;
+}
+
+struct mvfs_wh_ctx {
+	struct dir_context	ctx;
+	struct list_head	names;
+	int			err;
+};
+
+struct mvfs_wh_name {
+	struct list_head	node;
+	int			len;
+	char			name[];
+};
+
+static bool mvfs_wh_actor(struct dir_context *ctx, const char *name,
+			  int len, loff_t pos, u64 ino, unsigned int type)
+{
+	struct mvfs_wh_ctx *c = container_of(ctx, struct mvfs_wh_ctx, ctx);
+	struct mvfs_wh_name *n;
+
+	if (type != DT_CHR)
+		return true;
+	n = kmalloc(sizeof(*n) + len, GFP_KERNEL);
+	if (!n) {
+		c->err = -ENOMEM;
+		return false;
+	}
+	n->len = len;
+	memcpy(n->name, name, len);
+	list_add(&n->node, &c->names);
+	return true;
+}
+
+/* Unlink the whiteouts among NAMES in DIR; DIR's lock held. */
+static int mvfs_unlink_whiteouts(struct mvfs_sb_info *sbi, struct dentry *dir,
+				 struct list_head *names)
+{
+	struct mvfs_wh_name *n;
+	struct dentry *d;
+	int err = 0;
+
+	list_for_each_entry(n, names, node) {
+		d = lookup_one_len(n->name, dir, n->len);
+		if (IS_ERR(d)) {
+			err = PTR_ERR(d);
+			break;
+		}
+		if (mvfs_is_whiteout(d))
+			err = mvfs_do_unlink(sbi, d_inode(dir), d);
+		dput(d);
+		if (err)
+			break;
+	}
+	return err;
+}
+
+/**
+ * mvfs_clear_whiteouts - remove every whiteout in a private directory
+ * @sbi: the mount
+ * @dir: the directory, not locked
+ *
+ * Before it is removed or replaced: a directory that shows nothing may
+ * still hold whiteouts of the elements that were removed from it.
+ *
+ * Return: 0 or -errno.
+ */
+int mvfs_clear_whiteouts(struct mvfs_sb_info *sbi, struct dentry *dir)
+{
+	struct mvfs_wh_ctx c = { .ctx.actor = mvfs_wh_actor };
+	struct mvfs_wh_name *n, *tmp;
+	struct file *f;
+	int err;
+
+	INIT_LIST_HEAD(&c.names);
+	f = mvfs_priv_open(sbi, dir, O_RDONLY | O_DIRECTORY | O_NOATIME);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	err = iterate_dir(f, &c.ctx);
+	fput(f);
+	if (!err)
+		err = c.err;
+	if (!err && !list_empty(&c.names)) {
+		inode_lock_nested(d_inode(dir), I_MUTEX_PARENT);
+		err = mvfs_unlink_whiteouts(sbi, dir, &c.names);
+		inode_unlock(d_inode(dir));
+	}
+	list_for_each_entry_safe(n, tmp, &c.names, node)
+		kfree(n);
+	return err;
+}
+
+/**
+ * mvfs_priv_open - open a private entry with the mounter's credentials
+ * @sbi: the mount
+ * @d: the entry
+ * @flags: open flags
+ *
+ * Return: the open file (fput it) or ERR_PTR.
+ */
+struct file *mvfs_priv_open(struct mvfs_sb_info *sbi, struct dentry *d,
+			    int flags)
+{
+	struct path p = { .mnt = sbi->store.mnt, .dentry = d };
+	struct file *f;
+
+	f = dentry_open(&p, flags | O_LARGEFILE, sbi->creds);
+	pr_debug("open(%pd2, 0%o) = %d\n", d, flags, PTR_ERR_OR_ZERO(f));
+	return f;
+}
