@@ -245,6 +245,7 @@ static int mvfs_copy_up_one(struct dentry *dentry)
 	mnt_drop_write(sbi->store.mnt);
 	err = PTR_ERR_OR_ZERO(d);
 	if (!err) {
+		/* Publish it complete: mvfs_upper() pairs with this. */
 		smp_store_release(&ei->upper, d);
 		__insert_inode_hash(inode, (unsigned long)d_inode(d));
 		ei->wgen = atomic64_inc_return(&sbi->wgen);

@@ -15,7 +15,7 @@
 #include <linux/sort.h>
 #include "mvfs.h"
 
-#define MVFS_DIRLIST_MAX	(1U << 22)	/* entries, as a sanity bound */
+#define MVFS_DIRLIST_MAX	BIT(22)	/* entries, as a sanity bound */
 
 /**
  * mvfs_dirlist_free - free a listing
@@ -262,4 +262,40 @@ int mvfs_dir_empty(struct dentry *dentry)
 			return err;
 	}
 	return any ? -ENOTEMPTY : 0;
+}
+
+static bool mvfs_subdir_actor(void *priv, const struct mvfs_entry *e,
+			      u32 index)
+{
+	if (S_ISDIR(e->mode))
+		(*(unsigned int *)priv)++;
+	return true;
+}
+
+/**
+ * mvfs_dir_nlink - a directory's link count, as ext2 gives it
+ * @dir: a directory of a view
+ *
+ * Two, plus one for each subdirectory it shows.
+ *
+ * Return: the count, or 0 when it cannot be read (keep the old one).
+ */
+unsigned int mvfs_dir_nlink(struct inode *dir)
+{
+	struct mvfs_dirlist *l;
+	unsigned int i, n = 0;
+	u64 tree, rev;
+
+	if (mvfs_upper(dir)) {
+		if (mvfs_dirlist_build(dir, &l))
+			return 0;
+		for (i = 0; i < l->count; i++)
+			n += l->ents[i]->type == DT_DIR && !l->ents[i]->whiteout;
+		mvfs_dirlist_free(l);
+	} else if (mvfs_dir_lower(dir, &tree, &rev) ||
+		   mvfs_store_iterate(MVFS_SB(dir->i_sb), tree, 0,
+				      mvfs_subdir_actor, &n)) {
+		return 0;
+	}
+	return n + 2;
 }

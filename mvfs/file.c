@@ -29,6 +29,7 @@ static struct mvfs_file *mvfs_file_new(struct inode *inode)
 	if (!mf)
 		return NULL;
 	mf->view = MVFS_I(inode)->view;
+	spin_lock_init(&mf->lock);
 	spin_lock(&sbi->files_lock);
 	list_add(&mf->node, &sbi->files);
 	spin_unlock(&sbi->files_lock);
@@ -133,17 +134,57 @@ static int mvfs_file_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	}
 	mf->real = real;
+	mf->lower = !mvfs_upper(inode);
 	file->private_data = mf;
 	return 0;
 }
 
+/*
+ * The file to stack on, referenced (fput it), or NULL for an empty
+ * element.  A file opened before its element was copied up (through
+ * another descriptor) moves to the private copy, as it would on ext2
+ * see the other descriptor's writes.
+ */
+static struct file *mvfs_real_get(struct file *file)
+{
+	struct mvfs_file *mf = file->private_data;
+	struct inode *inode = file_inode(file);
+	struct file *real, *fresh, *old = NULL;
+	bool stale;
+
+	spin_lock(&mf->lock);
+	real = mf->real ? get_file(mf->real) : NULL;
+	stale = mf->lower && mvfs_upper(inode);
+	spin_unlock(&mf->lock);
+	if (!stale)
+		return real;
+	fresh = mvfs_real_open(file);
+	if (IS_ERR_OR_NULL(fresh))
+		return real;
+	spin_lock(&mf->lock);
+	if (mf->lower) {
+		old = mf->real;
+		mf->real = get_file(fresh);
+		mf->lower = false;
+	}
+	spin_unlock(&mf->lock);
+	if (old)
+		fput(old);
+	if (real)
+		fput(real);
+	return fresh;
+}
+
 static ssize_t mvfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
-	struct mvfs_file *mf = iocb->ki_filp->private_data;
+	struct file *real = mvfs_real_get(iocb->ki_filp);
+	ssize_t n = 0;
 
-	if (!mf->real || !iov_iter_count(to))
-		return 0;
-	return vfs_iter_read(mf->real, to, &iocb->ki_pos, 0);
+	if (real && iov_iter_count(to))
+		n = vfs_iter_read(real, to, &iocb->ki_pos, 0);
+	if (real)
+		fput(real);
+	return n;
 }
 
 /* O_APPEND and O_DIRECT may change with fcntl: follow them. */
@@ -164,69 +205,81 @@ static ssize_t mvfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	struct file *file = iocb->ki_filp;
 	struct inode *inode = file_inode(file);
 	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
-	struct mvfs_file *mf = file->private_data;
 	const struct cred *old;
+	struct file *real;
 	ssize_t n;
 
-	if (!mf->real || !mvfs_upper(inode))
-		return -EBADF;
+	real = mvfs_real_get(file);
+	n = -EBADF;
+	if (!real || !mvfs_upper(inode))
+		goto out_put;
 	inode_lock(inode);
 	/* Setuid and setgid go as on ext2: judged with the caller's creds. */
 	n = file_remove_privs(file);
 	if (n)
 		goto out_unlock;
-	mvfs_sync_flags(file, mf->real);
+	mvfs_sync_flags(file, real);
 	old = override_creds(sbi->creds);
-	file_start_write(mf->real);
-	n = vfs_iter_write(mf->real, from, &iocb->ki_pos, 0);
-	file_end_write(mf->real);
+	file_start_write(real);
+	n = vfs_iter_write(real, from, &iocb->ki_pos, 0);
+	file_end_write(real);
 	revert_creds(old);
 	mvfs_copyattr(inode);
 	MVFS_I(inode)->wgen = atomic64_inc_return(&sbi->wgen);
 out_unlock:
 	inode_unlock(inode);
+out_put:
+	if (real)
+		fput(real);
 	return n;
 }
 
 static int mvfs_fsync(struct file *file, loff_t start, loff_t end,
 		      int datasync)
 {
-	struct mvfs_file *mf = file->private_data;
+	struct file *real = mvfs_real_get(file);
+	int err = 0;
 
-	if (!mf->real)
-		return 0;
-	return vfs_fsync_range(mf->real, start, end, datasync);
+	if (real) {
+		err = vfs_fsync_range(real, start, end, datasync);
+		fput(real);
+	}
+	return err;
 }
 
 static long mvfs_fallocate(struct file *file, int mode, loff_t off,
 			   loff_t len)
 {
 	struct inode *inode = file_inode(file);
-	struct mvfs_file *mf = file->private_data;
+	struct file *real = mvfs_real_get(file);
 	const struct cred *old;
-	long err;
+	long err = -EBADF;
 
-	if (!mf->real || !mvfs_upper(inode))
-		return -EBADF;
-	old = override_creds(MVFS_SB(inode->i_sb)->creds);
-	err = vfs_fallocate(mf->real, mode, off, len);
-	revert_creds(old);
-	mvfs_copyattr(inode);
+	if (real && mvfs_upper(inode)) {
+		old = override_creds(MVFS_SB(inode->i_sb)->creds);
+		err = vfs_fallocate(real, mode, off, len);
+		revert_creds(old);
+		mvfs_copyattr(inode);
+	}
+	if (real)
+		fput(real);
 	return err;
 }
 
 static int mvfs_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	struct mvfs_file *mf = file->private_data;
+	struct file *real = mvfs_real_get(file);
 	const struct cred *old;
-	int err;
+	int err = -ENODEV;
 
-	if (!mf->real || !mf->real->f_op->mmap)
-		return -ENODEV;
-	vma_set_file(vma, mf->real);
-	old = override_creds(MVFS_SB(file_inode(file)->i_sb)->creds);
-	err = call_mmap(vma->vm_file, vma);
-	revert_creds(old);
+	if (real && real->f_op->mmap) {
+		vma_set_file(vma, real);
+		old = override_creds(MVFS_SB(file_inode(file)->i_sb)->creds);
+		err = call_mmap(vma->vm_file, vma);
+		revert_creds(old);
+	}
+	if (real)
+		fput(real);
 	return err;
 }
 

@@ -507,11 +507,18 @@ int mvfs_getattr(struct user_namespace *mnt_userns, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags)
 {
 	struct inode *inode = d_inode(path->dentry);
+	enum mvfs_kind kind = MVFS_I(inode)->kind;
+	unsigned int nlink;
 
-	if (MVFS_I(inode)->kind == MVFS_VIEW)
+	if (kind == MVFS_VIEW)
 		mvfs_view_refresh(inode);
 	else
 		mvfs_copyattr(inode);
+	if ((kind == MVFS_VIEW || kind == MVFS_DIR) && inode->i_nlink) {
+		nlink = mvfs_dir_nlink(inode);
+		if (nlink)
+			set_nlink(inode, nlink);
+	}
 	generic_fillattr(mnt_userns, inode, stat);
 	return 0;
 }

@@ -98,7 +98,9 @@ struct mvfs_view {
 struct mvfs_file {
 	struct list_head	node;
 	struct mvfs_view	*view;
+	spinlock_t		lock;	/* protects real, lower */
 	struct file		*real;	/* the object or private file */
+	bool			lower;	/* real is the element's, not private */
 	struct mvfs_dirlist	*list;	/* merged directory listing */
 };
 
@@ -248,10 +250,13 @@ struct mvfs_origin {
 	u64	ino;
 	char	*path;		/* kfree() it */
 };
+
 static inline struct dentry *mvfs_upper(struct inode *inode)
 {
+	/* Set once by copy-up with smp_store_release(), when complete. */
 	return smp_load_acquire(&MVFS_I(inode)->upper);
 }
+
 bool mvfs_is_whiteout(struct dentry *d);
 struct dentry *mvfs_priv_lookup(struct mvfs_sb_info *sbi, struct dentry *dir,
 				const char *name, unsigned int len);
@@ -284,6 +289,7 @@ int mvfs_copy_up(struct dentry *dentry);
 int mvfs_dirlist_build(struct inode *dir, struct mvfs_dirlist **out);
 void mvfs_dirlist_free(struct mvfs_dirlist *l);
 int mvfs_dir_empty(struct dentry *dentry);
+unsigned int mvfs_dir_nlink(struct inode *dir);
 
 /* namei.c */
 extern const struct inode_operations mvfs_file_iops;
@@ -312,7 +318,6 @@ extern const struct file_operations mvfs_file_fops;
 int mvfs_track_open(struct inode *inode, struct file *file);
 int mvfs_track_release(struct inode *inode, struct file *file);
 unsigned int mvfs_files_open(struct mvfs_sb_info *sbi, struct mvfs_view *v);
-
 
 /* ioctl.c */
 long mvfs_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

@@ -19,7 +19,6 @@
 #include <linux/slab.h>
 #include "mvfs.h"
 
-
 /* Open NAME under the store directory with the mounter's credentials. */
 static struct file *mvfs_open(struct mvfs_sb_info *sbi, const char *name)
 {
