@@ -26,7 +26,7 @@ static int mvfs_ioc_get(struct mvfs_ioc_view *arg, void __user *uarg,
 	len = strnlen(arg->tag, sizeof(arg->tag));
 	if (len == sizeof(arg->tag))
 		return -EINVAL;
-	if (len ? !mvfs_name_valid(arg->tag, len) : !empty_ok)
+	if (len ? !mvfs_tag_valid(arg->tag, len) : !empty_ok)
 		return -EINVAL;
 	return 0;
 }

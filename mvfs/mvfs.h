@@ -44,8 +44,47 @@ struct mvfs_entry {
 	char		name[MVFS_ENTRY_NAME_MAX + 1];
 };
 
+/*
+ * What an entry says without its name: the top directory of a revision,
+ * and the root a view shows.  Kept apart from struct mvfs_entry so that
+ * records that have no name do not carry a name buffer.
+ */
+struct mvfs_attr {
+	umode_t		mode;
+	u32		uid;
+	u32		gid;
+	u32		mtime_nsec;
+	s64		mtime;
+	u64		size;
+	u64		ref;
+};
+
+static inline void mvfs_attr_from_entry(struct mvfs_attr *a,
+					const struct mvfs_entry *e)
+{
+	*a = (struct mvfs_attr){ .mode = e->mode, .uid = e->uid,
+				 .gid = e->gid, .mtime_nsec = e->mtime_nsec,
+				 .mtime = e->mtime, .size = e->size,
+				 .ref = e->ref };
+}
+
+/* Fill E from A; E gets no name (name_len 0). */
+static inline void mvfs_entry_from_attr(struct mvfs_entry *e,
+					const struct mvfs_attr *a)
+{
+	e->mode = a->mode;
+	e->uid = a->uid;
+	e->gid = a->gid;
+	e->mtime_nsec = a->mtime_nsec;
+	e->mtime = a->mtime;
+	e->size = a->size;
+	e->ref = a->ref;
+	e->name_len = 0;
+	e->name[0] = '\0';
+}
+
 struct mvfs_rev {
-	struct mvfs_entry	root;	/* no name */
+	struct mvfs_attr	root;
 };
 
 struct mvfs_label {
@@ -71,6 +110,8 @@ struct mvfs_state {
 	struct mvfs_rev		*revs;		/* revision N at [N - 1] */
 	struct mvfs_label	*labels;
 	struct mvfs_view_rec	*views;
+	u64			pack_len;	/* what its header says */
+	u64			next_object;
 };
 
 /*
@@ -85,7 +126,7 @@ struct mvfs_view {
 	u64			rev;	/* what it selects now; READ_ONCE */
 	bool			dead;	/* removed from the store; READ_ONCE */
 	spinlock_t		lock;	/* protects root */
-	struct mvfs_entry	root;	/* top directory of rev */
+	struct mvfs_attr	root;	/* top directory of rev */
 	/* Under sbi->reg_lock: the registered view root, and the system
 	 * root it was registered from (where view-set - leads back to).
 	 */
@@ -197,13 +238,13 @@ struct file *mvfs_store_object(struct mvfs_sb_info *sbi,
 			       const struct mvfs_entry *e);
 
 /* views.c */
+#define MVFS_DEPTH_MAX	2048	/* path components; PATH_MAX of 1-byte names */
 int mvfs_views_reload(struct super_block *sb);
 void mvfs_views_free(struct mvfs_sb_info *sbi);
 struct mvfs_view *mvfs_view_get(struct mvfs_sb_info *sbi, const char *tag,
 				unsigned int len);
 void mvfs_view_put(struct mvfs_view *view);
 u64 mvfs_view_root(struct mvfs_view *view, struct mvfs_entry *root);
-bool mvfs_name_valid(const char *name, unsigned int len);
 int mvfs_rev_lookup(struct mvfs_sb_info *sbi, const char *spec,
 		    unsigned int len, u64 *rev, bool *by_label);
 int mvfs_resolve(struct mvfs_sb_info *sbi, u64 rev, const char *path,
@@ -330,5 +371,6 @@ int mvfs_setview(struct super_block *sb, struct mvfs_ioc_view *arg);
 int mvfs_pwv(struct super_block *sb, struct mvfs_ioc_view *arg);
 int mvfs_idle(struct super_block *sb, struct mvfs_ioc_view *arg);
 void mvfs_unregister_all(struct mvfs_sb_info *sbi);
+void mvfs_view_unregister(struct mvfs_sb_info *sbi, struct mvfs_view *v);
 
 #endif /* _MVFS_H */

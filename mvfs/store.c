@@ -19,14 +19,79 @@
 #include <linux/slab.h>
 #include "mvfs.h"
 
-/* Open NAME under the store directory with the mounter's credentials. */
+/*
+ * Walk NAME ('/'-separated, relative) down from the store directory one
+ * component at a time, as overlayfs walks its layers: no symlink is
+ * followed and no mount is crossed, each step checked for search
+ * permission.  0 and @out (path_put() it), or -errno (-ELOOP for a
+ * symlink on the way, -ENOENT, -ENOTDIR).
+ */
+static int mvfs_store_walk(struct mvfs_sb_info *sbi, const char *name,
+			   struct path *out)
+{
+	struct dentry *d = dget(sbi->store.dentry), *next;
+	const char *end;
+	int err = 0;
+
+	for (;;) {
+		end = strchrnul(name, '/');
+		next = lookup_one_len_unlocked(name, d, end - name);
+		dput(d);
+		if (IS_ERR(next))
+			return PTR_ERR(next);
+		d = next;
+		if (d_is_negative(d)) {
+			err = -ENOENT;
+			break;
+		}
+		if (!*end)
+			break;
+		if (!d_can_lookup(d)) {
+			err = d_is_symlink(d) ? -ELOOP : -ENOTDIR;
+			break;
+		}
+		name = end + 1;
+	}
+	if (err) {
+		dput(d);
+		return err;
+	}
+	out->mnt = mntget(sbi->store.mnt);
+	out->dentry = d;
+	return 0;
+}
+
+/*
+ * Open NAME, a regular file under the store directory, with the mounter's
+ * credentials.  The store is trusted no more than a disk image: the walk
+ * follows no symlink (mvfs_store_walk()), and anything but a regular file
+ * is refused before it is opened, so that a FIFO or a device named like a
+ * store file never blocks or reaches a driver.
+ *
+ * Return: the file, or ERR_PTR(-ELOOP) for a symlink, -EINVAL for another
+ * type that is not a regular file, the walk's or the open's error.
+ */
 static struct file *mvfs_open(struct mvfs_sb_info *sbi, const char *name)
 {
 	const struct cred *old = override_creds(sbi->creds);
 	struct file *file;
+	struct path path;
+	int err;
 
-	file = file_open_root(&sbi->store, name,
-			      O_RDONLY | O_LARGEFILE | O_NOATIME, 0);
+	err = mvfs_store_walk(sbi, name, &path);
+	if (err) {
+		file = ERR_PTR(err);
+		goto out_revert;
+	}
+	if (!d_is_reg(path.dentry))
+		file = ERR_PTR(d_is_symlink(path.dentry) ? -ELOOP : -EINVAL);
+	else if (path_permission(&path, MAY_READ))
+		file = ERR_PTR(-EACCES);
+	else
+		file = dentry_open(&path, O_RDONLY | O_LARGEFILE | O_NOATIME,
+				   current_cred());
+	path_put(&path);
+out_revert:
 	revert_creds(old);
 	pr_debug("open %s/%s: %d\n", sbi->store_name, name,
 		 PTR_ERR_OR_ZERO(file));
@@ -48,6 +113,19 @@ static int mvfs_corrupt(struct mvfs_sb_info *sbi, const char *what, u64 off)
 {
 	pr_err_ratelimited("store %s: corrupt %s at %llu\n",
 			   sbi->store_name, what, off);
+	return -EIO;
+}
+
+/*
+ * A record of the state file breaks a rule.  Only mount and RELOAD (both
+ * privileged) read the state, so this is logged every time: each refused
+ * mount or reload says why, in one line.
+ */
+static int mvfs_state_corrupt(struct mvfs_sb_info *sbi, const char *what,
+			      u32 n)
+{
+	pr_err("store %s: %s is corrupt: %s record %u\n", sbi->store_name,
+	       MVFS_STATE_FILE, what, n);
 	return -EIO;
 }
 
@@ -77,8 +155,8 @@ int mvfs_store_open(struct mvfs_sb_info *sbi, const char *dir)
 	}
 	pack = mvfs_open(sbi, MVFS_PACK_FILE);
 	if (IS_ERR(pack)) {
-		pr_err("store=%s: no mvfs store here (no %s; run mvfs init)\n",
-		       dir, MVFS_PACK_FILE);
+		pr_err("store=%s: no mvfs store here (no regular %s: %ld; run mvfs init)\n",
+		       dir, MVFS_PACK_FILE, PTR_ERR(pack));
 		err = -EINVAL;
 		goto out_put;
 	}
@@ -89,9 +167,10 @@ int mvfs_store_open(struct mvfs_sb_info *sbi, const char *dir)
 		err = -EINVAL;
 		goto out_fput;
 	}
-	if (le32_to_cpu(hdr.format) != MVFS_PACK_FORMAT) {
-		pr_err("store=%s: pack format %u, this module reads %u\n",
-		       dir, le32_to_cpu(hdr.format), MVFS_PACK_FORMAT);
+	if (le32_to_cpu(hdr.format) != MVFS_PACK_FORMAT || hdr.reserved) {
+		pr_err("store=%s: pack format %u (reserved %llu), this module reads %u\n",
+		       dir, le32_to_cpu(hdr.format), le64_to_cpu(hdr.reserved),
+		       MVFS_PACK_FORMAT);
 		err = -EINVAL;
 		goto out_fput;
 	}
@@ -118,25 +197,57 @@ void mvfs_store_close(struct mvfs_sb_info *sbi)
 		path_put(&sbi->store);
 }
 
-static bool mvfs_entry_name_valid(const char *name, unsigned int len)
+/*
+ * What an entry may refer to.  Pack references point backwards: what a
+ * tree refers to lies wholly below the tree (FORMAT.md), so that no chain
+ * of directories can loop; a revision's root lies below pack_len.
+ */
+struct mvfs_bounds {
+	u64	below;		/* pack bytes: [16, below) */
+	u64	objects;	/* object numbers: below this */
+};
+
+/* The bounds of the entries of the tree at TREE. */
+static struct mvfs_bounds mvfs_tree_bounds(struct mvfs_sb_info *sbi,
+					   u64 tree)
 {
-	if (len == 0 || len > MVFS_ENTRY_NAME_MAX)
-		return false;
-	if (memchr(name, '/', len) || memchr(name, '\0', len))
-		return false;
-	if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')))
-		return false;
-	return true;
+	return (struct mvfs_bounds){ .below = tree,
+				     .objects = READ_ONCE(sbi->next_object) };
 }
 
-/* Decode and check an entry; the name is filled in by the caller. */
-static int mvfs_entry_decode(struct mvfs_sb_info *sbi,
-			     const struct mvfs_entry_disk *d,
-			     struct mvfs_entry *e, u64 off)
+/* Does E refer within B?  Written so that no sum can wrap. */
+static bool mvfs_entry_refs_ok(const struct mvfs_entry *e,
+			       const struct mvfs_bounds *b)
 {
-	u64 pack_len = READ_ONCE(sbi->pack_len);
-	bool ok;
+	const u64 first = sizeof(struct mvfs_pack_hdr);
 
+	if (b->below < first)
+		return false;
+	switch (e->mode & S_IFMT) {
+	case S_IFDIR:
+		return e->size <= U32_MAX && e->ref >= first &&
+		       sizeof(struct mvfs_tree_hdr) <= b->below - first &&
+		       e->ref <= b->below - sizeof(struct mvfs_tree_hdr);
+	case S_IFLNK:
+		return e->size > 0 && e->size < PATH_MAX && e->ref >= first &&
+		       e->size <= b->below - first &&
+		       e->ref <= b->below - e->size;
+	case S_IFREG:
+		return (e->ref == 0) == (e->size == 0) &&
+		       e->size <= MAX_LFS_FILESIZE && e->ref < b->objects;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Decode an entry; the name is filled in by the caller.  False when it
+ * breaks a rule of FORMAT.md (the caller logs).
+ */
+static bool mvfs_entry_decode(const struct mvfs_entry_disk *d,
+			      struct mvfs_entry *e,
+			      const struct mvfs_bounds *b)
+{
 	e->mode = le32_to_cpu(d->mode) & (S_IFMT | 07777);
 	e->uid = le32_to_cpu(d->uid);
 	e->gid = le32_to_cpu(d->gid);
@@ -146,45 +257,31 @@ static int mvfs_entry_decode(struct mvfs_sb_info *sbi,
 	e->ref = le64_to_cpu(d->ref);
 	e->name_len = 0;
 	e->name[0] = '\0';
-
-	switch (e->mode & S_IFMT) {
-	case S_IFDIR:
-		ok = e->ref >= sizeof(struct mvfs_pack_hdr) &&
-		     e->ref + sizeof(struct mvfs_tree_hdr) <= pack_len;
-		break;
-	case S_IFLNK:
-		ok = e->size > 0 && e->size < PATH_MAX && e->ref > 0 &&
-		     e->ref + e->size <= pack_len;
-		break;
-	case S_IFREG:
-		ok = (e->ref == 0) == (e->size == 0) &&
-		     e->ref < READ_ONCE(sbi->next_object);
-		break;
-	default:
-		ok = false;
-	}
-	if (!ok || e->mtime_nsec >= NSEC_PER_SEC)
-		return mvfs_corrupt(sbi, "entry", off);
-	return 0;
+	return !d->reserved && !(le32_to_cpu(d->mode) & ~(S_IFMT | 07777)) &&
+	       e->mtime_nsec < NSEC_PER_SEC && mvfs_entry_refs_ok(e, b);
 }
 
 /* Read and check the header of the tree at TREE. */
 static int mvfs_tree_hdr(struct mvfs_sb_info *sbi, u64 tree, u32 *count,
 			 u32 *names_len)
 {
+	u64 pack_len = READ_ONCE(sbi->pack_len);
 	struct mvfs_tree_hdr hdr;
-	u64 end;
+	u64 span;
 	int err;
 
+	if (tree > pack_len)
+		return mvfs_corrupt(sbi, "tree", tree);
 	err = mvfs_read_at(sbi->pack, &hdr, sizeof(hdr), tree);
 	if (err)
 		return mvfs_corrupt(sbi, "tree", tree);
 	*count = le32_to_cpu(hdr.count);
 	*names_len = le32_to_cpu(hdr.names_len);
-	end = tree + sizeof(hdr) + (u64)*count * sizeof(struct mvfs_entry_disk)
-	      + *names_len;
-	if (le32_to_cpu(hdr.magic) != MVFS_TREE_MAGIC ||
-	    end > READ_ONCE(sbi->pack_len))
+	/* At most 2^38: no wrap. */
+	span = sizeof(hdr) + (u64)*count * sizeof(struct mvfs_entry_disk) +
+	       *names_len;
+	if (le32_to_cpu(hdr.magic) != MVFS_TREE_MAGIC || hdr.reserved ||
+	    span > pack_len - tree)
 		return mvfs_corrupt(sbi, "tree", tree);
 	return 0;
 }
@@ -193,6 +290,7 @@ static int mvfs_tree_hdr(struct mvfs_sb_info *sbi, u64 tree, u32 *count,
 static int mvfs_tree_entry(struct mvfs_sb_info *sbi, u64 tree, u32 count,
 			   u32 names_len, u32 index, struct mvfs_entry *e)
 {
+	struct mvfs_bounds bounds = mvfs_tree_bounds(sbi, tree);
 	struct mvfs_entry_disk d;
 	u64 off = tree + sizeof(struct mvfs_tree_hdr) + (u64)index * sizeof(d);
 	u64 names = tree + sizeof(struct mvfs_tree_hdr) + (u64)count * sizeof(d);
@@ -202,9 +300,8 @@ static int mvfs_tree_entry(struct mvfs_sb_info *sbi, u64 tree, u32 count,
 	err = mvfs_read_at(sbi->pack, &d, sizeof(d), off);
 	if (err)
 		return mvfs_corrupt(sbi, "entry", off);
-	err = mvfs_entry_decode(sbi, &d, e, off);
-	if (err)
-		return err;
+	if (!mvfs_entry_decode(&d, e, &bounds))
+		return mvfs_corrupt(sbi, "entry", off);
 	name_off = le32_to_cpu(d.name_off);
 	e->name_len = le16_to_cpu(d.name_len);
 	if ((u64)name_off + e->name_len > names_len ||
@@ -214,7 +311,7 @@ static int mvfs_tree_entry(struct mvfs_sb_info *sbi, u64 tree, u32 count,
 	if (err)
 		return mvfs_corrupt(sbi, "entry name", off);
 	e->name[e->name_len] = '\0';
-	if (!mvfs_entry_name_valid(e->name, e->name_len))
+	if (!mvfs_entry_name_ok(e->name, e->name_len))
 		return mvfs_corrupt(sbi, "entry name", off);
 	return 0;
 }
@@ -229,15 +326,14 @@ struct mvfs_batch {
 
 /* Decode entry I of a batch whose names (if read) start at NAMES_LO. */
 static int mvfs_batch_entry(struct mvfs_sb_info *sbi, struct mvfs_batch *b,
-			    unsigned int i, u64 off, u64 names, u32 names_len,
-			    s64 names_lo, struct mvfs_entry *e)
+			    const struct mvfs_bounds *bounds, unsigned int i,
+			    u64 off, u64 names, u32 names_len, s64 names_lo,
+			    struct mvfs_entry *e)
 {
 	u32 name_off = le32_to_cpu(b->d[i].name_off);
-	int err;
 
-	err = mvfs_entry_decode(sbi, &b->d[i], e, off);
-	if (err)
-		return err;
+	if (!mvfs_entry_decode(&b->d[i], e, bounds))
+		return mvfs_corrupt(sbi, "entry", off);
 	e->name_len = le16_to_cpu(b->d[i].name_len);
 	if ((u64)name_off + e->name_len > names_len ||
 	    e->name_len > MVFS_ENTRY_NAME_MAX)
@@ -248,7 +344,7 @@ static int mvfs_batch_entry(struct mvfs_sb_info *sbi, struct mvfs_batch *b,
 			      names + name_off))
 		return mvfs_corrupt(sbi, "entry name", off);
 	e->name[e->name_len] = '\0';
-	if (!mvfs_entry_name_valid(e->name, e->name_len))
+	if (!mvfs_entry_name_ok(e->name, e->name_len))
 		return mvfs_corrupt(sbi, "entry name", off);
 	return 0;
 }
@@ -297,12 +393,13 @@ static s64 mvfs_batch_read(struct mvfs_sb_info *sbi, struct mvfs_batch *b,
 int mvfs_store_iterate(struct mvfs_sb_info *sbi, u64 tree, u32 start,
 		       mvfs_actor_t actor, void *priv)
 {
+	struct mvfs_bounds bounds = mvfs_tree_bounds(sbi, tree);
 	u32 count, names_len, i;
 	struct mvfs_batch *b;
 	struct mvfs_entry *e;
 	unsigned int n, j;
+	u64 names, off;
 	s64 lo;
-	u64 names;
 	int err;
 
 	if (!tree)
@@ -325,13 +422,16 @@ int mvfs_store_iterate(struct mvfs_sb_info *sbi, u64 tree, u32 start,
 			goto out_free;
 		}
 		for (j = 0; j < n; j++) {
-			err = mvfs_batch_entry(sbi, b, j, tree + i + j, names,
+			off = tree + sizeof(struct mvfs_tree_hdr) +
+			      (u64)(i + j) * sizeof(b->d[0]);
+			err = mvfs_batch_entry(sbi, b, &bounds, j, off, names,
 					       names_len, lo, e);
 			if (err)
 				goto out_free;
 			if (!actor(priv, e, i + j))
 				goto out_free;
 		}
+		cond_resched();
 	}
 out_free:
 	kfree(e);
@@ -368,7 +468,7 @@ int mvfs_store_find(struct mvfs_sb_info *sbi, u64 tree, const char *name,
 	u32 count, names_len, lo = 0, hi, mid;
 	int err, c;
 
-	if (!tree || !mvfs_entry_name_valid(name, len))
+	if (!tree || !mvfs_entry_name_ok(name, len))
 		return -ENOENT;
 	err = mvfs_tree_hdr(sbi, tree, &count, &names_len);
 	if (err)
@@ -427,11 +527,10 @@ char *mvfs_store_link(struct mvfs_sb_info *sbi, const struct mvfs_entry *e)
 struct file *mvfs_store_object(struct mvfs_sb_info *sbi,
 			       const struct mvfs_entry *e)
 {
-	char name[sizeof(MVFS_OBJECTS_DIR) + 24];
+	char name[MVFS_OBJ_PATH_LEN];
 	struct file *file;
 
-	snprintf(name, sizeof(name), MVFS_OBJECTS_DIR "/%02llx/%llx",
-		 e->ref & 0xff, e->ref);
+	mvfs_object_path(name, e->ref);
 	file = mvfs_open(sbi, name);
 	if (IS_ERR(file)) {
 		pr_err_ratelimited("store %s: object %s missing (%ld)\n",
@@ -452,7 +551,7 @@ static bool mvfs_name_field(char *dst, const char *field)
 {
 	size_t len = strnlen(field, MVFS_NAME_FIELD);
 
-	if (len > MVFS_NAME_MAX || !mvfs_name_valid(field, len))
+	if (!mvfs_tag_valid(field, len))
 		return false;
 	memcpy(dst, field, len);
 	dst[len] = '\0';
@@ -463,18 +562,28 @@ static int mvfs_state_parse_revs(struct mvfs_sb_info *sbi,
 				 struct mvfs_state *st, const void *p)
 {
 	const struct mvfs_rev_disk *d = p;
+	struct mvfs_bounds b = { .below = st->pack_len,
+				 .objects = st->next_object };
+	struct mvfs_entry *e;
+	int err = 0;
 	u32 i;
-	int err;
 
+	e = kmalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
 	for (i = 0; i < st->nrevs; i++) {
-		err = mvfs_entry_decode(sbi, &d[i].root, &st->revs[i].root,
-					i + 1);
-		if (err)
-			return err;
-		if (!S_ISDIR(st->revs[i].root.mode))
-			return mvfs_corrupt(sbi, "revision", i + 1);
+		if (!mvfs_entry_decode(&d[i].root, e, &b) ||
+		    !S_ISDIR(e->mode) || d[i].root.name_off ||
+		    d[i].root.name_len) {
+			err = mvfs_state_corrupt(sbi, "revision", i + 1);
+			break;
+		}
+		mvfs_attr_from_entry(&st->revs[i].root, e);
+		if (!(i % 1024))
+			cond_resched();
 	}
-	return 0;
+	kfree(e);
+	return err;
 }
 
 static int mvfs_state_parse_names(struct mvfs_sb_info *sbi,
@@ -489,7 +598,7 @@ static int mvfs_state_parse_names(struct mvfs_sb_info *sbi,
 		st->labels[i].rev = le64_to_cpu(l[i].rev);
 		if (!mvfs_name_field(st->labels[i].name, l[i].name) ||
 		    !st->labels[i].rev || st->labels[i].rev > st->nrevs)
-			return mvfs_corrupt(sbi, "label", i);
+			return mvfs_state_corrupt(sbi, "label", i + 1);
 	}
 	for (i = 0; i < st->nviews; i++) {
 		r = &st->views[i];
@@ -503,16 +612,33 @@ static int mvfs_state_parse_names(struct mvfs_sb_info *sbi,
 		    (r->select == MVFS_SEL_REV && r->rev > st->nrevs) ||
 		    (r->select == MVFS_SEL_LABEL &&
 		     !mvfs_name_field(r->label, v[i].label)))
-			return mvfs_corrupt(sbi, "view", i);
+			return mvfs_state_corrupt(sbi, "view", i + 1);
 	}
 	return 0;
 }
 
-/* Check the header of a state file of SIZE bytes; 0 or -EINVAL/-EIO. */
+/* FNV-1a of a state file, yielding the CPU between chunks. */
+static u64 mvfs_state_sum(const void *buf, u64 size)
+{
+	u64 sum = MVFS_FNV64_INIT, n;
+
+	for (; size; size -= n, buf += n) {
+		n = min_t(u64, size, SZ_256K);
+		sum = mvfs_fnv64(sum, buf, n);
+		cond_resched();
+	}
+	return sum;
+}
+
+/*
+ * Check the header of a state file of SIZE bytes, in the order FORMAT.md
+ * gives, each failure with a message of its own: 0 or -EINVAL/-EIO.
+ */
 static int mvfs_state_check(struct mvfs_sb_info *sbi, void *buf, u64 size)
 {
 	struct mvfs_state_hdr *h = buf;
-	u64 sum = le64_to_cpu(h->checksum), want;
+	u64 sum = le64_to_cpu(h->checksum);
+	const char *why = NULL;
 
 	if (le32_to_cpu(h->magic) != MVFS_STATE_MAGIC) {
 		pr_err("store %s: %s is not an mvfs state file\n",
@@ -526,22 +652,24 @@ static int mvfs_state_check(struct mvfs_sb_info *sbi, void *buf, u64 size)
 		       MVFS_FORMAT_MIN, MVFS_FORMAT);
 		return -EINVAL;
 	}
-	want = sizeof(*h) +
-	       (u64)le32_to_cpu(h->nrevs) * sizeof(struct mvfs_rev_disk) +
-	       (u64)le32_to_cpu(h->nlabels) * sizeof(struct mvfs_label_disk) +
-	       (u64)le32_to_cpu(h->nviews) * sizeof(struct mvfs_view_disk);
 	h->checksum = 0;
-	if (le64_to_cpu(h->size) != size || want != size ||
-	    mvfs_fnv64(MVFS_FNV64_INIT, buf, size) != sum) {
-		pr_err("store %s: %s is corrupt (size or checksum)\n",
-		       sbi->store_name, MVFS_STATE_FILE);
-		return -EIO;
-	}
-	if (le64_to_cpu(h->pack_len) < sizeof(struct mvfs_pack_hdr) ||
-	    le64_to_cpu(h->pack_len) > i_size_read(file_inode(sbi->pack)) ||
-	    !le64_to_cpu(h->next_object)) {
-		pr_err("store %s: %s and %s disagree\n", sbi->store_name,
-		       MVFS_STATE_FILE, MVFS_PACK_FILE);
+	if (le64_to_cpu(h->size) != size)
+		why = "its size field is not its size";
+	else if (mvfs_state_sum(buf, size) != sum)
+		why = "checksum mismatch";
+	else if (mvfs_state_size(le32_to_cpu(h->nrevs),
+				 le32_to_cpu(h->nlabels),
+				 le32_to_cpu(h->nviews)) != size)
+		why = "its records do not fill it";
+	else if (h->reserved)
+		why = "reserved field set";
+	else if (le64_to_cpu(h->pack_len) < sizeof(struct mvfs_pack_hdr) ||
+		 le64_to_cpu(h->pack_len) > i_size_read(file_inode(sbi->pack)) ||
+		 !le64_to_cpu(h->next_object))
+		why = "pack_len or next_object disagrees with pack";
+	if (why) {
+		pr_err("store %s: %s is corrupt: %s\n", sbi->store_name,
+		       MVFS_STATE_FILE, why);
 		return -EIO;
 	}
 	return 0;
@@ -584,7 +712,12 @@ void mvfs_state_free(struct mvfs_state *st)
 	kfree(st);
 }
 
-/* Parse a checked state file; sets sbi's committed lengths. */
+/*
+ * Parse a checked state file.  Its records are checked against the
+ * lengths it commits, never below those in force (committed lengths only
+ * grow); sbi is not changed: the caller commits st->pack_len and
+ * st->next_object once the whole state is accepted.
+ */
 static struct mvfs_state *mvfs_state_parse(struct mvfs_sb_info *sbi,
 					   const void *buf)
 {
@@ -596,10 +729,9 @@ static struct mvfs_state *mvfs_state_parse(struct mvfs_sb_info *sbi,
 	st = mvfs_state_alloc(h);
 	if (!st)
 		return ERR_PTR(-ENOMEM);
-	/* Committed lengths only grow: raising them first is safe. */
-	WRITE_ONCE(sbi->pack_len, max(sbi->pack_len, le64_to_cpu(h->pack_len)));
-	WRITE_ONCE(sbi->next_object,
-		   max(sbi->next_object, le64_to_cpu(h->next_object)));
+	st->pack_len = max(READ_ONCE(sbi->pack_len), le64_to_cpu(h->pack_len));
+	st->next_object = max(READ_ONCE(sbi->next_object),
+			      le64_to_cpu(h->next_object));
 	err = mvfs_state_parse_revs(sbi, st, p);
 	p += (size_t)st->nrevs * sizeof(struct mvfs_rev_disk);
 	if (!err)
@@ -616,10 +748,12 @@ static struct mvfs_state *mvfs_state_parse(struct mvfs_sb_info *sbi,
  * @sbi: the mount, its store open
  *
  * Callers serialise (sbi->state_lock held for writing, or at mount).
+ * Nothing of @sbi changes: the caller commits the state's lengths.
  *
  * Return: the state (mvfs_state_free() it), or ERR_PTR(-EINVAL) for a
- * file that is not a state of our format, ERR_PTR(-EIO) for a corrupt or
- * unreadable one, ERR_PTR(-ENOMEM).  Logs one line on failure.
+ * file that is not a state of our format (or not a regular file),
+ * ERR_PTR(-EIO) for a corrupt or unreadable one, ERR_PTR(-ENOMEM).  Logs
+ * one line on failure.
  */
 struct mvfs_state *mvfs_store_read_state(struct mvfs_sb_info *sbi)
 {
@@ -631,7 +765,7 @@ struct mvfs_state *mvfs_store_read_state(struct mvfs_sb_info *sbi)
 
 	file = mvfs_open(sbi, MVFS_STATE_FILE);
 	if (IS_ERR(file)) {
-		pr_err("store %s: no %s file (%ld): not an mvfs store\n",
+		pr_err("store %s: no %s regular file (%ld): not an mvfs store\n",
 		       sbi->store_name, MVFS_STATE_FILE, PTR_ERR(file));
 		return ERR_PTR(-EINVAL);
 	}

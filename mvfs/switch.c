@@ -16,6 +16,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/dcache.h>
 #include <linux/file.h>
@@ -47,24 +48,21 @@ static int mvfs_switch_root(const struct path *root, const struct path *pwd)
 	return 0;
 }
 
-/* The registered view of @tag; caller holds reg_lock. */
+/*
+ * The view of @tag, with a reference (mvfs_view_put() it), or NULL.
+ * Caller holds reg_lock, so that its registration cannot change.
+ */
 static struct mvfs_view *mvfs_reg_find(struct mvfs_sb_info *sbi,
 				       const char *tag)
 {
-	struct mvfs_view *v;
-
 	lockdep_assert_held(&sbi->reg_lock);
-	down_read(&sbi->state_lock);
-	list_for_each_entry(v, &sbi->views, node)
-		if (!strcmp(v->rec.tag, tag))
-			goto out_unlock;
-	v = NULL;
-out_unlock:
-	up_read(&sbi->state_lock);
-	return v;
+	return mvfs_view_get(sbi, tag, strlen(tag));
 }
 
-/* The registered view whose root is @root, or NULL; reg_lock held. */
+/*
+ * The registered view whose root is @root, with a reference, or NULL.
+ * Caller holds reg_lock.
+ */
 static struct mvfs_view *mvfs_reg_by_root(struct mvfs_sb_info *sbi,
 					  const struct path *root)
 {
@@ -75,6 +73,7 @@ static struct mvfs_view *mvfs_reg_by_root(struct mvfs_sb_info *sbi,
 	list_for_each_entry(v, &sbi->views, node) {
 		if (v->registered && path_equal(&v->vroot, root)) {
 			found = v;
+			kref_get(&found->ref);
 			break;
 		}
 	}
@@ -99,20 +98,23 @@ static bool mvfs_reg_is_base(struct mvfs_sb_info *sbi,
 }
 
 /*
- * Who may use a view: root, its owner (with the owner's x bit), its group
- * (group x bit), others (others' x bit), as for a directory.
+ * Who may use a view: its owner (with the owner's x bit), its group
+ * (group x bit), others (others' x bit), as for a directory; failing
+ * that, an administrator.  The mode is checked first and the capability
+ * without audit, as fs/namei.c orders generic_permission(), so that an
+ * ordinary entry logs no capability denial.
  */
 static bool mvfs_may_use(const struct mvfs_view *v)
 {
 	u32 mode = v->rec.mode;
 
-	if (capable(CAP_SYS_ADMIN))
-		return true;
 	if (uid_eq(current_fsuid(), make_kuid(&init_user_ns, v->rec.uid)))
-		return mode & 0100;
-	if (in_group_p(make_kgid(&init_user_ns, v->rec.gid)))
-		return mode & 0010;
-	return mode & 0001;
+		mode >>= 6;
+	else if (in_group_p(make_kgid(&init_user_ns, v->rec.gid)))
+		mode >>= 3;
+	if (mode & 0001)
+		return true;
+	return ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
 }
 
 /* How many tasks have @root as their root. */
@@ -196,27 +198,38 @@ int mvfs_register(struct super_block *sb, struct mvfs_ioc_view *arg)
 		goto out_unlock;
 	err = -EEXIST;
 	if (v->registered)
-		goto out_unlock;
+		goto out_put;
 	err = -EINVAL;
 	if (!mvfs_root_valid(sb, v, &f.file->f_path)) {
-		pr_err("view %s: not a view root: its vob must be /view/%s\n",
-		       arg->tag, arg->tag);
-		goto out_unlock;
+		pr_err_ratelimited("view %s: not a view root: its vob must be /view/%s\n",
+				   arg->tag, arg->tag);
+		goto out_put;
 	}
 	v->vroot = f.file->f_path;
 	path_get(&v->vroot);
 	get_fs_root(current->fs, &v->base);
 	v->registered = true;
 	err = 0;
+out_put:
+	mvfs_view_put(v);
 out_unlock:
 	mutex_unlock(&sbi->reg_lock);
 	fdput(f);
 	return err;
 }
 
-/* Drop @v's registration; reg_lock held. */
-static void mvfs_reg_drop(struct mvfs_view *v)
+/**
+ * mvfs_view_unregister - drop a view's registration
+ * @sbi: the mount
+ * @v: a registered view
+ *
+ * Caller holds reg_lock.
+ */
+void mvfs_view_unregister(struct mvfs_sb_info *sbi, struct mvfs_view *v)
 {
+	lockdep_assert_held(&sbi->reg_lock);
+	if (WARN_ON_ONCE(!v->registered))
+		return;
 	v->registered = false;
 	path_put(&v->vroot);
 	path_put(&v->base);
@@ -241,18 +254,19 @@ int mvfs_unregister(struct super_block *sb, struct mvfs_ioc_view *arg)
 	mutex_lock(&sbi->reg_lock);
 	v = mvfs_reg_find(sbi, arg->tag);
 	if (!v || !v->registered)
-		goto out_unlock;
+		goto out_put;
 	tasks = mvfs_tasks_in(&v->vroot);
 	files = mvfs_files_open(sbi, v);
 	err = -EBUSY;
 	if ((tasks || files) && !(arg->flags & MVFS_VIEW_FORCE)) {
-		pr_info("view %s is busy: %u processes in it, %u files open\n",
-			arg->tag, tasks, files);
-		goto out_unlock;
+		pr_info_ratelimited("view %s is busy: %u processes in it, %u files open\n",
+				    arg->tag, tasks, files);
+		goto out_put;
 	}
-	mvfs_reg_drop(v);
+	mvfs_view_unregister(sbi, v);
 	err = 0;
-out_unlock:
+out_put:
+	mvfs_view_put(v);
 	mutex_unlock(&sbi->reg_lock);
 	return err;
 }
@@ -268,7 +282,7 @@ void mvfs_unregister_all(struct mvfs_sb_info *sbi)
 	mutex_lock(&sbi->reg_lock);
 	list_for_each_entry(v, &sbi->views, node)
 		if (v->registered)
-			mvfs_reg_drop(v);
+			mvfs_view_unregister(sbi, v);
 	mutex_unlock(&sbi->reg_lock);
 }
 
@@ -276,6 +290,8 @@ void mvfs_unregister_all(struct mvfs_sb_info *sbi)
  * mvfs_idle - MVFS_IOC_IDLE: may view tag be removed now
  * @sb: the mount's superblock
  * @arg: the checked argument
+ *
+ * Needs no capability: any user may ask, so the message is rate-limited.
  *
  * Return: 0, or -EBUSY (logged) while it is registered or has open files.
  */
@@ -291,19 +307,27 @@ int mvfs_idle(struct super_block *sb, struct mvfs_ioc_view *arg)
 	if (v) {
 		files = mvfs_files_open(sbi, v);
 		if (v->registered || files) {
-			pr_info("view %s is busy: %s, %u files open\n",
-				arg->tag, v->registered ? "started" :
-				"not started", files);
+			pr_info_ratelimited("view %s is busy: %s, %u files open\n",
+					    arg->tag, v->registered ?
+					    "started" : "not started", files);
 			err = -EBUSY;
 		}
+		mvfs_view_put(v);
 	}
 	mutex_unlock(&sbi->reg_lock);
 	return err;
 }
 
+/* May the caller chdir to @dir, as chdir(2) and chroot(2) check? */
+static int mvfs_may_chdir(const struct path *dir)
+{
+	return path_permission(dir, MAY_EXEC | MAY_CHDIR);
+}
+
 /*
  * Where the working directory goes in @root: the caller's pwd as seen from
- * its current root, if @root has it, else @root/@fallback (or @root).
+ * its current root, if @root has it and the caller may chdir there, else
+ * @root/@fallback under the same condition, else @root.
  */
 static void mvfs_new_pwd(const struct path *root, const char *fallback,
 			 struct path *pwd)
@@ -321,49 +345,84 @@ static void mvfs_new_pwd(const struct path *root, const char *fallback,
 		kfree(buf);
 	}
 	path_put(&old);
-	if (err && fallback)
+	if (!err && mvfs_may_chdir(pwd)) {
+		path_put(pwd);
+		err = -EACCES;
+	}
+	if (err && fallback) {
 		err = mvfs_lookup_in(root, fallback, pwd);
+		if (!err && mvfs_may_chdir(pwd)) {
+			path_put(pwd);
+			err = -EACCES;
+		}
+	}
 	if (err) {
 		*pwd = *root;
 		path_get(pwd);
 	}
 }
 
-/* Choose the new root for SETVIEW under reg_lock: 0 and @to, or -errno. */
+/* Leaving a view: back to the system root it was entered from. */
+static int mvfs_leave_target(struct mvfs_sb_info *sbi, const struct path *cur,
+			     struct mvfs_view *in, struct path *to)
+{
+	lockdep_assert_held(&sbi->reg_lock);
+	if (in)
+		*to = in->base;
+	else if (mvfs_reg_is_base(sbi, cur))
+		*to = *cur;
+	else
+		return -EPERM;
+	path_get(to);
+	return 0;
+}
+
+/*
+ * Choose the new root for SETVIEW: 0 and @to (path_put() it), or -errno.
+ * Caller holds reg_lock, and keeps it until the switch is done.
+ */
 static int mvfs_setview_target(struct mvfs_sb_info *sbi, const char *tag,
 			       const struct path *cur, struct path *to)
 {
-	struct mvfs_view *v, *in;
+	struct mvfs_view *v = NULL, *in;
+	int err;
 
 	lockdep_assert_held(&sbi->reg_lock);
 	in = mvfs_reg_by_root(sbi, cur);
 	if (!*tag) {
-		if (in)
-			*to = in->base;
-		else if (mvfs_reg_is_base(sbi, cur))
-			*to = *cur;
-		else
-			return -EPERM;
-		path_get(to);
-		return 0;
+		err = mvfs_leave_target(sbi, cur, in, to);
+		goto out_put;
 	}
 	v = mvfs_reg_find(sbi, tag);
+	err = -ENOENT;
 	if (!v || !v->registered)
-		return -ENOENT;
+		goto out_put;
+	err = -EPERM;
 	if (in ? !path_equal(&in->base, &v->base) :
 		 !path_equal(cur, &v->base))
-		return -EPERM;
+		goto out_put;
+	err = -EACCES;
 	if (!mvfs_may_use(v))
-		return -EACCES;
+		goto out_put;
 	*to = v->vroot;
 	path_get(to);
-	return 0;
+	err = 0;
+out_put:
+	mvfs_view_put(v);
+	mvfs_view_put(in);
+	return err;
 }
 
 /**
  * mvfs_setview - MVFS_IOC_SETVIEW: put the caller into a view, or out
  * @sb: the mount's superblock
  * @arg: the checked argument; an empty tag leaves the view
+ *
+ * reg_lock is held from the choice of the root to the switch, so that an
+ * endview cannot come in between and leave the caller in an ended root.
+ * It is a mutex: set_fs_root() may sleep under it.  As chroot(2) does,
+ * the caller must be allowed to chdir to the new root (MAY_EXEC |
+ * MAY_CHDIR); its new working directory is one it may chdir to.
  *
  * Return: 0, -ENOENT, -EACCES, -EPERM or -ENOMEM.
  */
@@ -376,15 +435,19 @@ int mvfs_setview(struct super_block *sb, struct mvfs_ioc_view *arg)
 	get_fs_root(current->fs, &cur);
 	mutex_lock(&sbi->reg_lock);
 	err = mvfs_setview_target(sbi, arg->tag, &cur, &to);
-	mutex_unlock(&sbi->reg_lock);
-	path_put(&cur);
 	if (err)
-		return err;
+		goto out_unlock;
+	err = mvfs_may_chdir(&to);
+	if (err)
+		goto out_put_to;
 	mvfs_new_pwd(&to, *arg->tag ? "vob" : NULL, &pwd);
-	/* Outside every lock: set_fs_root() may sleep. */
 	err = mvfs_switch_root(&to, &pwd);
 	path_put(&pwd);
+out_put_to:
 	path_put(&to);
+out_unlock:
+	mutex_unlock(&sbi->reg_lock);
+	path_put(&cur);
 	return err;
 }
 
@@ -405,8 +468,12 @@ int mvfs_pwv(struct super_block *sb, struct mvfs_ioc_view *arg)
 	memset(arg->tag, 0, sizeof(arg->tag));
 	mutex_lock(&sbi->reg_lock);
 	v = mvfs_reg_by_root(sbi, &cur);
-	if (v)
+	if (v) {
+		spin_lock(&v->lock);
 		strscpy(arg->tag, v->rec.tag, sizeof(arg->tag));
+		spin_unlock(&v->lock);
+		mvfs_view_put(v);
+	}
 	mutex_unlock(&sbi->reg_lock);
 	path_put(&cur);
 	return 0;

@@ -9,32 +9,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/ctype.h>
 #include <linux/kernel.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "mvfs.h"
-
-/**
- * mvfs_name_valid - is this a valid tag or label name
- * @name: the name, not necessarily NUL-terminated
- * @len: its length
- *
- * Return: true for 1..64 of [A-Za-z0-9._-] other than "." and "..".
- */
-bool mvfs_name_valid(const char *name, unsigned int len)
-{
-	unsigned int i;
-
-	if (len == 0 || len > MVFS_NAME_MAX)
-		return false;
-	if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')))
-		return false;
-	for (i = 0; i < len; i++)
-		if (!isalnum(name[i]) && !strchr("._-", name[i]))
-			return false;
-	return true;
-}
 
 /* The revision a view record selects in ST; 0 when none (yet). */
 static u64 mvfs_select(const struct mvfs_state *st,
@@ -66,7 +45,7 @@ static void mvfs_view_update(struct mvfs_view *v, const struct mvfs_state *st,
 	if (rev)
 		v->root = st->revs[rev - 1].root;
 	else
-		v->root = (struct mvfs_entry){ .mode = S_IFDIR | 0555 };
+		v->root = (struct mvfs_attr){ .mode = S_IFDIR | 0555 };
 	WRITE_ONCE(v->rev, rev);
 	spin_unlock(&v->lock);
 }
@@ -75,8 +54,8 @@ static void mvfs_view_release(struct kref *ref)
 {
 	struct mvfs_view *v = container_of(ref, struct mvfs_view, ref);
 
-	/* Removed from the store while started: the root goes with it. */
-	if (v->registered) {
+	/* A reload unregisters a view (under reg_lock) before it lets go. */
+	if (WARN_ON_ONCE(v->registered)) {
 		path_put(&v->vroot);
 		path_put(&v->base);
 	}
@@ -93,83 +72,161 @@ void mvfs_view_put(struct mvfs_view *v)
 		kref_put(&v->ref, mvfs_view_release);
 }
 
-static struct mvfs_view *mvfs_view_find(struct mvfs_sb_info *sbi,
+/* The view of @tag on @list (sbi->views or a reload's), or NULL. */
+static struct mvfs_view *mvfs_view_find(struct list_head *list,
 					const char *tag, unsigned int len)
 {
 	struct mvfs_view *v;
 
-	list_for_each_entry(v, &sbi->views, node)
+	list_for_each_entry(v, list, node)
 		if (strlen(v->rec.tag) == len && !memcmp(v->rec.tag, tag, len))
 			return v;
 	return NULL;
 }
 
-/* Bring sbi->views in line with ST.  Caller holds state_lock for write. */
-static int mvfs_views_sync(struct mvfs_sb_info *sbi, struct mvfs_state *st)
+/* Free the views on @list, made by mvfs_views_alloc() and never used. */
+static void mvfs_views_free_list(struct list_head *list)
 {
 	struct mvfs_view *v, *tmp;
+
+	list_for_each_entry_safe(v, tmp, list, node) {
+		list_del(&v->node);
+		kfree(v);
+	}
+}
+
+/*
+ * Make, on @fresh, a view for each record of @st that has none yet, so
+ * that applying @st cannot fail half-way.  Caller holds state_lock.
+ */
+static int mvfs_views_alloc(struct mvfs_sb_info *sbi, struct mvfs_state *st,
+			    struct list_head *fresh)
+{
+	struct mvfs_view *v;
+	u32 i;
+
+	lockdep_assert_held(&sbi->state_lock);
+	for (i = 0; i < st->nviews; i++) {
+		if (mvfs_view_find(&sbi->views, st->views[i].tag,
+				   strlen(st->views[i].tag)))
+			continue;
+		v = kzalloc(sizeof(*v), GFP_KERNEL);
+		if (!v) {
+			mvfs_views_free_list(fresh);
+			return -ENOMEM;
+		}
+		kref_init(&v->ref);
+		spin_lock_init(&v->lock);
+		list_add_tail(&v->node, fresh);
+	}
+	return 0;
+}
+
+/*
+ * Bring sbi->views in line with ST, taking new views from @fresh; the
+ * views that ST no longer has go to @gone, still referenced by the list,
+ * for the caller to unregister under reg_lock and put.  Cannot fail.
+ * Caller holds state_lock for write.
+ */
+static void mvfs_views_sync(struct mvfs_sb_info *sbi, struct mvfs_state *st,
+			    struct list_head *fresh, struct list_head *gone)
+{
+	struct mvfs_view *v, *tmp;
+	const char *tag;
 	LIST_HEAD(keep);
 	u32 i;
 
+	lockdep_assert_held_write(&sbi->state_lock);
 	for (i = 0; i < st->nviews; i++) {
-		v = mvfs_view_find(sbi, st->views[i].tag,
-				   strlen(st->views[i].tag));
-		if (v) {
-			list_move_tail(&v->node, &keep);
-		} else {
-			v = kzalloc(sizeof(*v), GFP_KERNEL);
-			if (!v)
-				goto out_nomem;
-			kref_init(&v->ref);
-			spin_lock_init(&v->lock);
-			list_add_tail(&v->node, &keep);
-		}
+		tag = st->views[i].tag;
+		v = mvfs_view_find(&sbi->views, tag, strlen(tag));
+		if (!v)
+			v = mvfs_view_find(&keep, tag, strlen(tag));
+		if (!v && !WARN_ON_ONCE(list_empty(fresh)))
+			v = list_first_entry(fresh, struct mvfs_view, node);
+		if (!v)
+			continue;
+		list_move_tail(&v->node, &keep);
 		mvfs_view_update(v, st, &st->views[i]);
 	}
+	/* A tag given twice was allocated twice. */
+	mvfs_views_free_list(fresh);
 	/* What is left was removed from the store. */
 	list_for_each_entry_safe(v, tmp, &sbi->views, node) {
-		list_del(&v->node);
 		WRITE_ONCE(v->dead, true);
-		mvfs_view_put(v);
+		list_move_tail(&v->node, gone);
 	}
 	list_splice(&keep, &sbi->views);
-	return 0;
+}
 
-out_nomem:
-	list_splice(&keep, &sbi->views);
-	return -ENOMEM;
+/* Unregister and put the views on @gone.  Caller holds reg_lock. */
+static void mvfs_views_drop(struct mvfs_sb_info *sbi, struct list_head *gone)
+{
+	struct mvfs_view *v, *tmp;
+
+	lockdep_assert_held(&sbi->reg_lock);
+	list_for_each_entry_safe(v, tmp, gone, node) {
+		list_del_init(&v->node);
+		if (v->registered)
+			mvfs_view_unregister(sbi, v);
+		mvfs_view_put(v);
+	}
+}
+
+/*
+ * Replace the state in force by @st and commit its lengths.  Caller holds
+ * state_lock for write.
+ */
+static void mvfs_state_commit(struct mvfs_sb_info *sbi, struct mvfs_state *st)
+{
+	struct mvfs_state *old = sbi->state;
+
+	lockdep_assert_held_write(&sbi->state_lock);
+	sbi->state = st;
+	WRITE_ONCE(sbi->pack_len, max(sbi->pack_len, st->pack_len));
+	WRITE_ONCE(sbi->next_object, max(sbi->next_object, st->next_object));
+	WRITE_ONCE(sbi->gen, sbi->gen + 1);
+	mvfs_state_free(old);
 }
 
 /**
  * mvfs_views_reload - read the store's state again and apply it
  * @sb: the mvfs superblock
  *
- * Return: 0; or the error of mvfs_store_read_state(), in which case the
- * state in force does not change.
+ * Takes reg_lock, then state_lock: a view that the new state no longer has
+ * loses its registration under reg_lock, so that no holder of reg_lock
+ * sees it go.
+ *
+ * Return: 0; or the error of mvfs_store_read_state() or -ENOMEM, in which
+ * case nothing changes: the state, the committed lengths and every view
+ * stay as they were.
  */
 int mvfs_views_reload(struct super_block *sb)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(sb);
-	struct mvfs_state *st, *old;
+	struct mvfs_state *st;
+	LIST_HEAD(fresh);
+	LIST_HEAD(gone);
 	int err;
 
+	mutex_lock(&sbi->reg_lock);
 	down_write(&sbi->state_lock);
 	st = mvfs_store_read_state(sbi);
 	if (IS_ERR(st)) {
 		err = PTR_ERR(st);
 		goto out_unlock;
 	}
-	err = mvfs_views_sync(sbi, st);
+	err = mvfs_views_alloc(sbi, st, &fresh);
 	if (err) {
 		mvfs_state_free(st);
 		goto out_unlock;
 	}
-	old = sbi->state;
-	sbi->state = st;
-	WRITE_ONCE(sbi->gen, sbi->gen + 1);
-	mvfs_state_free(old);
+	mvfs_views_sync(sbi, st, &fresh, &gone);
+	mvfs_state_commit(sbi, st);
 out_unlock:
 	up_write(&sbi->state_lock);
+	mvfs_views_drop(sbi, &gone);
+	mutex_unlock(&sbi->reg_lock);
 	return err;
 }
 
@@ -204,7 +261,7 @@ struct mvfs_view *mvfs_view_get(struct mvfs_sb_info *sbi, const char *tag,
 	struct mvfs_view *v;
 
 	down_read(&sbi->state_lock);
-	v = mvfs_view_find(sbi, tag, len);
+	v = mvfs_view_find(&sbi->views, tag, len);
 	if (v)
 		kref_get(&v->ref);
 	up_read(&sbi->state_lock);
@@ -220,12 +277,14 @@ struct mvfs_view *mvfs_view_get(struct mvfs_sb_info *sbi, const char *tag,
  */
 u64 mvfs_view_root(struct mvfs_view *v, struct mvfs_entry *root)
 {
+	struct mvfs_attr a;
 	u64 rev;
 
 	spin_lock(&v->lock);
-	*root = v->root;
+	a = v->root;
 	rev = v->rev;
 	spin_unlock(&v->lock);
+	mvfs_entry_from_attr(root, &a);
 	return rev;
 }
 
@@ -247,7 +306,7 @@ int mvfs_rev_lookup(struct mvfs_sb_info *sbi, const char *spec,
 	int err = -ENOENT;
 	u32 i;
 
-	if (!mvfs_name_valid(spec, len))
+	if (!mvfs_tag_valid(spec, len))
 		return -ENOENT;
 	memcpy(buf, spec, len);
 	buf[len] = '\0';
@@ -272,6 +331,16 @@ out_unlock:
 	return err;
 }
 
+/* The number of components of a '/'-separated PATH ("" has none). */
+static unsigned int mvfs_path_depth(const char *path)
+{
+	unsigned int n = *path ? 1 : 0;
+
+	for (; *path; path++)
+		n += *path == '/';
+	return n;
+}
+
 /**
  * mvfs_resolve - find the element at PATH in revision REV
  * @sbi: the mount
@@ -280,8 +349,10 @@ out_unlock:
  * @e: filled with the entry
  *
  * Cost: one binary search per component, whatever the number of revisions.
+ * Called once per revision by the NAME@@ listing, so it yields the CPU.
  *
- * Return: 0; -ENOENT when the element does not exist there; -EIO.
+ * Return: 0; -ENOENT when the element does not exist there; -ELOOP for a
+ * path deeper than MVFS_DEPTH_MAX components (logged, rate-limited); -EIO.
  */
 int mvfs_resolve(struct mvfs_sb_info *sbi, u64 rev, const char *path,
 		 struct mvfs_entry *e)
@@ -289,11 +360,17 @@ int mvfs_resolve(struct mvfs_sb_info *sbi, u64 rev, const char *path,
 	const char *end;
 	int err = 0;
 
+	cond_resched();
+	if (mvfs_path_depth(path) > MVFS_DEPTH_MAX) {
+		pr_err_ratelimited("store %s: a path deeper than %u components\n",
+				   sbi->store_name, MVFS_DEPTH_MAX);
+		return -ELOOP;
+	}
 	down_read(&sbi->state_lock);
 	if (!rev || rev > sbi->state->nrevs)
 		err = -ENOENT;
 	else
-		*e = sbi->state->revs[rev - 1].root;
+		mvfs_entry_from_attr(e, &sbi->state->revs[rev - 1].root);
 	up_read(&sbi->state_lock);
 
 	while (!err && *path) {

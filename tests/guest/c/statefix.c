@@ -7,7 +7,11 @@
  *
  * statefix -f FORMAT FILE, statefix -m MAGIC FILE: rewrite the format
  * number or the magic in place and store a checksum that matches, to make
- * a state that is well formed but not one a format 1 reader may accept.
+ * a state that is well formed but not one a reader may accept.
+ *
+ * statefix -w OFFSET:WIDTH:VALUE FILE: write VALUE as a little-endian
+ * integer of WIDTH (1, 2, 4 or 8) bytes at OFFSET, then store a checksum
+ * that matches, so that the checks after the checksum are reached.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -66,39 +70,63 @@ static __u64 checksum(void)
 	return mvfs_fnv64(h, data + at + 8, size - at - 8);
 }
 
+/* Check each rule of the header on its own and say which fail. */
 static int verify(struct mvfs_state_hdr *hdr)
 {
 	int bad = 0;
 
-	printf("magic %#x format %u size %llu (file %zu) checksum %#llx",
+	printf("magic %#x format %u size %llu (file %zu) checksum %#llx\n",
 	       le32toh(hdr->magic), le32toh(hdr->format),
 	       (unsigned long long)le64toh(hdr->size), size,
 	       (unsigned long long)le64toh(hdr->checksum));
-	if (le32toh(hdr->magic) != MVFS_STATE_MAGIC ||
-	    le32toh(hdr->format) != MVFS_FORMAT) {
-		printf(": not a format %d state\n", MVFS_FORMAT);
-		bad = 1;
-	} else if (le64toh(hdr->size) != size) {
-		printf(": the size field is wrong\n");
-		bad = 1;
-	} else if (le64toh(hdr->checksum) != checksum()) {
-		printf(": the checksum is wrong (computed %#llx)\n",
-		       (unsigned long long)checksum());
-		bad = 1;
-	} else {
-		printf(": valid\n");
-	}
-	return bad;
+	if (le32toh(hdr->magic) != MVFS_STATE_MAGIC)
+		bad = printf("bad magic\n");
+	if (le32toh(hdr->format) < MVFS_FORMAT_MIN ||
+	    le32toh(hdr->format) > MVFS_FORMAT)
+		bad = printf("not a format %d to %d state\n", MVFS_FORMAT_MIN,
+			     MVFS_FORMAT);
+	if (le64toh(hdr->size) != size)
+		bad = printf("the size field is wrong\n");
+	if (le64toh(hdr->checksum) != checksum())
+		bad = printf("the checksum is wrong (computed %#llx)\n",
+			     (unsigned long long)checksum());
+	if (mvfs_state_size(le32toh(hdr->nrevs), le32toh(hdr->nlabels),
+			    le32toh(hdr->nviews)) != size)
+		bad = printf("the records do not fill the file\n");
+	if (hdr->reserved)
+		bad = printf("the reserved field is set\n");
+	if (!bad)
+		printf("valid\n");
+	return !!bad;
+}
+
+/* -w OFFSET:WIDTH:VALUE: write a little-endian integer. */
+static int poke(const char *spec)
+{
+	unsigned long long off, width, value;
+	int i;
+
+	if (sscanf(spec, "%llu:%llu:%lli", &off, &width, &value) != 3 ||
+	    (width != 1 && width != 2 && width != 4 && width != 8) ||
+	    off + width > size)
+		return -1;
+	for (i = 0; i < (int)width; i++)
+		data[off + i] = (unsigned char)(value >> (8 * i));
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	long format = -1, magic = -1;
 	struct mvfs_state_hdr *hdr;
+	const char *w = NULL;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "f:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "f:m:w:")) != -1) {
 		switch (opt) {
+		case 'w':
+			w = optarg;
+			break;
 		case 'f':
 			format = strtol(optarg, NULL, 0);
 			break;
@@ -120,8 +148,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	hdr = (struct mvfs_state_hdr *)data;
-	if (format < 0 && magic < 0)
+	if (format < 0 && magic < 0 && !w)
 		return verify(hdr);
+	if (w && poke(w)) {
+		fprintf(stderr, "statefix: bad -w %s\n", w);
+		return 2;
+	}
 	if (format >= 0)
 		hdr->format = htole32(format);
 	if (magic >= 0)
@@ -134,6 +166,6 @@ int main(int argc, char **argv)
 	}
 	return 0;
 usage:
-	fprintf(stderr, "usage: statefix [-f FORMAT] [-m MAGIC] FILE\n");
+	fprintf(stderr, "usage: statefix [-f FORMAT] [-m MAGIC] [-w OFF:WIDTH:VALUE] FILE\n");
 	return 2;
 }

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mkstore DIR CASE [N]: write a small mvfs store into DIR (made if
+ * missing), crafted byte by byte so that it can break the rules of
+ * docs/FORMAT.md in the ways the module must refuse.  One revision whose
+ * top holds file ("good\n", object 0x100), link (-> file) and sub (an
+ * empty directory); one view, t, mode 0755, following the newest
+ * revision.  CASE:
+ *
+ *   good      as above
+ *   cycle     the top also holds self, a directory whose tree is the top's
+ *   forward   sub's tree lies after the top's tree in the pack
+ *   wrap      link's ref is 2^64 - 3, so that ref + size wraps
+ *   huge      file's size is 2^63 (a negative i_size)
+ *   reserved  file's entry has its reserved field set
+ *   deep      the top also holds deep, a chain of N (default 2100)
+ *             directories named d
+ *   latin1    a label named "lab\xe9" (Latin-1, not a valid name)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <endian.h>
+#include "mvfs_format.h"
+
+static unsigned char *pack;
+static size_t pack_len, pack_cap;
+
+static __u64 put(const void *buf, size_t len)
+{
+	__u64 off = pack_len;
+
+	if (pack_len + len > pack_cap) {
+		pack_cap = (pack_len + len) * 2;
+		pack = realloc(pack, pack_cap);
+		if (!pack) {
+			perror("mkstore");
+			exit(1);
+		}
+	}
+	memcpy(pack + pack_len, buf, len);
+	pack_len += len;
+	return off;
+}
+
+struct ent {
+	const char *name;
+	__u32 mode;
+	__u64 size, ref;
+	__u16 reserved;
+};
+
+/* The bytes of a tree of N entries, sorted by the caller. */
+static size_t tree_bytes(const struct ent *e, int n, unsigned char *out)
+{
+	struct mvfs_tree_hdr h = { .magic = htole32(MVFS_TREE_MAGIC) };
+	struct mvfs_entry_disk d;
+	size_t at = sizeof(h) + n * sizeof(d), names = 0;
+	int i;
+
+	h.count = htole32(n);
+	for (i = 0; i < n; i++)
+		names += strlen(e[i].name);
+	h.names_len = htole32(names);
+	memcpy(out, &h, sizeof(h));
+	names = 0;
+	for (i = 0; i < n; i++) {
+		memset(&d, 0, sizeof(d));
+		d.name_off = htole32(names);
+		d.name_len = htole16(strlen(e[i].name));
+		d.reserved = htole16(e[i].reserved);
+		d.mode = htole32(e[i].mode);
+		d.mtime = htole64(1700000000);
+		d.size = htole64(e[i].size);
+		d.ref = htole64(e[i].ref);
+		memcpy(out + sizeof(h) + i * sizeof(d), &d, sizeof(d));
+		memcpy(out + at + names, e[i].name, strlen(e[i].name));
+		names += strlen(e[i].name);
+	}
+	return at + names;
+}
+
+static __u64 put_tree(const struct ent *e, int n)
+{
+	unsigned char buf[4096];
+
+	return put(buf, tree_bytes(e, n, buf));
+}
+
+static int write_file(const char *dir, const char *name, const void *buf,
+		      size_t len)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, buf, len) != (ssize_t)len || close(fd)) {
+		fprintf(stderr, "mkstore: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int write_state(const char *dir, __u64 top, __u32 top_size,
+		       const char *label)
+{
+	struct mvfs_state_hdr h = { .magic = htole32(MVFS_STATE_MAGIC) };
+	struct mvfs_rev_disk r = { 0 };
+	struct mvfs_label_disk l = { 0 };
+	struct mvfs_view_disk v = { 0 };
+	unsigned char buf[1024];
+	size_t n = 0;
+
+	h.format = htole32(1);
+	h.pack_len = htole64(pack_len);
+	h.next_object = htole64(0x200);
+	h.nrevs = htole32(1);
+	h.nlabels = htole32(label ? 1 : 0);
+	h.nviews = htole32(1);
+	h.size = htole64(mvfs_state_size(1, label ? 1 : 0, 1));
+	r.root.mode = htole32(S_IFDIR | 0755);
+	r.root.size = htole64(top_size);
+	r.root.ref = htole64(top);
+	strcpy(v.tag, "t");
+	v.select = htole32(MVFS_SEL_LATEST);
+	v.mode = htole32(0755);
+	memcpy(buf, &h, sizeof(h));
+	n = sizeof(h);
+	memcpy(buf + n, &r, sizeof(r));
+	n += sizeof(r);
+	if (label) {
+		strcpy(l.name, label);
+		l.rev = htole64(1);
+		memcpy(buf + n, &l, sizeof(l));
+		n += sizeof(l);
+	}
+	memcpy(buf + n, &v, sizeof(v));
+	n += sizeof(v);
+	h.checksum = htole64(mvfs_fnv64(MVFS_FNV64_INIT, buf, n));
+	memcpy(buf, &h, sizeof(h));
+	return write_file(dir, MVFS_STATE_FILE, buf, n);
+}
+
+int main(int argc, char **argv)
+{
+	struct mvfs_pack_hdr ph = { .magic = htole32(MVFS_PACK_MAGIC),
+				    .format = htole32(MVFS_PACK_FORMAT) };
+	struct ent top[5], chain = { "d", S_IFDIR | 0755, 0, 0, 0 };
+	unsigned char scratch[4096];
+	const char *dir, *c;
+	char path[4096];
+	__u64 empty, target, top_off;
+	int n = 0, i, depth;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: mkstore DIR CASE [N]\n");
+		return 2;
+	}
+	dir = argv[1];
+	c = argv[2];
+	depth = argc > 3 ? atoi(argv[3]) : 2100;
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return perror("mkstore: mkdir"), 1;
+	snprintf(path, sizeof(path), "%s/objects", dir);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return perror("mkstore: mkdir"), 1;
+	snprintf(path, sizeof(path), "%s/objects/00", dir);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return perror("mkstore: mkdir"), 1;
+	if (write_file(dir, "objects/00/100", "good\n", 5) ||
+	    write_file(dir, MVFS_INDEX_FILE, "", 0))
+		return 1;
+	put(&ph, sizeof(ph));
+	empty = put_tree(NULL, 0);
+	target = put("file", 4);
+	top[n++] = (struct ent){ "deep", S_IFDIR | 0755, 0, 0, 0 };
+	if (!strcmp(c, "deep")) {
+		chain.ref = empty;
+		for (i = 1; i < depth; i++) {
+			chain.size = 1;
+			chain.ref = put_tree(&chain, 1);
+		}
+		top[0].size = 1;
+		top[0].ref = put_tree(&chain, 1);
+	} else {
+		n = 0;
+	}
+	top[n++] = (struct ent){ "file", S_IFREG | 0644, 5, 0x100, 0 };
+	top[n++] = (struct ent){ "link", S_IFLNK | 0777, 4, target, 0 };
+	if (!strcmp(c, "cycle"))
+		top[n++] = (struct ent){ "self", S_IFDIR | 0755, 5, 0, 0 };
+	top[n++] = (struct ent){ "sub", S_IFDIR | 0755, 0, empty, 0 };
+	top_off = pack_len;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(top[i].name, "self"))
+			top[i].ref = top_off;
+		if (!strcmp(c, "forward") && !strcmp(top[i].name, "sub"))
+			top[i].ref = top_off + tree_bytes(top, n, scratch);
+		if (!strcmp(c, "wrap") && !strcmp(top[i].name, "link"))
+			top[i].ref = ~0ULL - 2;
+		if (!strcmp(c, "huge") && !strcmp(top[i].name, "file"))
+			top[i].size = 1ULL << 63;
+		if (!strcmp(c, "reserved") && !strcmp(top[i].name, "file"))
+			top[i].reserved = 1;
+	}
+	put_tree(top, n);
+	if (!strcmp(c, "forward"))
+		put_tree(NULL, 0);
+	if (write_file(dir, MVFS_PACK_FILE, pack, pack_len))
+		return 1;
+	return write_state(dir, top_off, n,
+			   !strcmp(c, "latin1") ? "lab\xe9" : NULL) ? 1 : 0;
+}
