@@ -170,12 +170,19 @@ int mvfs_viewroot_end(const char *vmnt, const char *tag, bool force)
 	if (err == -EBUSY)
 		return mvfs_err(err, "view %s is in use: %s", tag,
 				"processes are set to it or files are open (see dmesg); --force ends it anyway");
+	snprintf(root, sizeof(root), "%s/%s", MVFS_VIEWROOTS, tag);
+	/*
+	 * Not registered, but its root is still here: the module dropped
+	 * the registration when the view left the store (a reload) while it
+	 * was started.  Take the root down.
+	 */
+	if (err == -ENOENT && access(root, F_OK) == 0)
+		err = 0;
 	if (err == -ENOENT)
 		return mvfs_err(err, "view %s is not started", tag);
 	if (err)
 		return mvfs_err(err, "unregister view %s: %s", tag,
 				strerror(-err));
-	snprintf(root, sizeof(root), "%s/%s", MVFS_VIEWROOTS, tag);
 	mvfs_root_undo(root);
 	return 0;
 }
