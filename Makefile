@@ -94,7 +94,7 @@ endif
 check: $(BUILD)/debug/initramfs.cpio
 	@tests/check.sh -k $(KDIR_debug)/arch/x86/boot/bzImage \
 		-i $(BUILD)/debug/initramfs.cpio -o $(BUILD)/check \
-		-T $(CHECK_TIMEOUT) -t '$(T)'
+		-T $(CHECK_TIMEOUT) -t '$(T)' -B $(BUILD)/tbin
 
 bench: $(BUILD)/release/initramfs.cpio
 	@tests/bench.sh -k $(KDIR_release)/arch/x86/boot/bzImage \
