@@ -5,6 +5,8 @@
 #   make run [CMD='...']   boot the release guest: a shell, or one command
 #   make check [T=...]     boot the debug guest and run the tests
 #   make bench             benchmarks against ext2 (release guest)
+#   make mutate [M=...]    plant known defects in copies of the module and
+#                          say which make check catches (long; not for CI)
 #   make lint              checkpatch --strict and sparse
 #   make clean             remove build/ (the kernel cache stays)
 #   make distclean         also remove the kernel cache and the store image
@@ -32,8 +34,8 @@ GUEST_TESTS	:= $(shell find tests/guest -type f ! -path '*/c/*')
 
 CFLAGS_TOOLS	:= -O2 -static -Wall -Wextra -Werror -D_GNU_SOURCE -Imvfs/uapi
 
-.PHONY: all deps kernel-release kernel-debug run check bench lint clean \
-	distclean FORCE
+.PHONY: all deps kernel-release kernel-debug run check bench mutate lint \
+	clean distclean FORCE
 .SECONDARY:
 
 all: $(BUILD)/release/initramfs.cpio $(BUILD)/debug/initramfs.cpio
@@ -94,11 +96,15 @@ endif
 check: $(BUILD)/debug/initramfs.cpio
 	@tests/check.sh -k $(KDIR_debug)/arch/x86/boot/bzImage \
 		-i $(BUILD)/debug/initramfs.cpio -o $(BUILD)/check \
-		-T $(CHECK_TIMEOUT) -t '$(T)'
+		-T $(CHECK_TIMEOUT) -t '$(T)' -B $(BUILD)/tbin
 
 bench: $(BUILD)/release/initramfs.cpio
 	@tests/bench.sh -k $(KDIR_release)/arch/x86/boot/bzImage \
 		-i $(BUILD)/release/initramfs.cpio -o $(BUILD)/bench
+
+# M: mutation scripts to try (default: all of tests/mutations/*.sed).
+mutate: $(addprefix $(BUILD)/bin/,$(TOOLS)) $(TEST_BINS)
+	@tests/mutate.sh $(M)
 
 lint: $(BUILD)/release/mvfs/mvfs.ko
 	@tests/lint.sh $(KSRC) $(KDIR_release) $(BUILD)/lint

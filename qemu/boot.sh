@@ -13,7 +13,8 @@
 # tests/check.sh to read.  Every non-interactive boot has a timeout; a guest
 # that panics reboots, which -no-reboot turns into QEMU's exit.
 #
-# Environment: MVFS_ACCEL (tcg), MVFS_MEM (MiB), MVFS_SMP, MVFS_SHARE.
+# Environment: MVFS_ACCEL (tcg), MVFS_MEM (MiB), MVFS_SMP, MVFS_SHARE (a
+# host folder the guest mounts read-only at /share, over virtio-9p; -S too).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,6 +46,7 @@ mkdir -p "$work/root/etc/mvfs"
 {
 	printf 'MODE=%q\nSUITE=%q\nTESTS=%q\nexport RUN_ID=%q\n' \
 		"$mode" "$suite" "$tests" "$run_id"
+	[ -z "$share" ] || echo "SHARE=1"
 } > "$work/root/etc/mvfs/boot.conf"
 printf '%s\n' "$cmd" > "$work/root/etc/mvfs/cmd"
 (cd "$work/root" && find . | cpio -o -H newc --owner 0:0 --quiet) \
@@ -54,10 +56,15 @@ cat "$initrd" "$work/boot.cpio" > "$work/initrd.cpio"
 drives=(-drive "file=$store,if=virtio,format=raw")
 if [ -n "$share" ]; then
 	[ -d "$share" ] || { echo "boot.sh: MVFS_SHARE=$share: no such directory" >&2; exit 2; }
-	kib=$(du -sk "$share" | cut -f1)
-	mke2fs -q -t ext2 -F -d "$share" "$work/share.img" \
-		"$((kib * 2 + 8192))k" >/dev/null
-	drives+=(-drive "file=$work/share.img,if=virtio,format=raw,readonly=on")
+	# The folder itself, read-only over virtio-9p: no copy at each boot
+	# and no image whose inode count a tree of small files can exhaust.
+	# security_model=none: the guest sees the host's owners and modes.
+	share=$(cd "$share" && pwd)
+	case $share in *,*)
+		echo "boot.sh: MVFS_SHARE=$share: QEMU cannot take a path with a comma" >&2
+		exit 2 ;;
+	esac
+	drives+=(-virtfs "local,path=$share,mount_tag=share,security_model=none,readonly=on")
 fi
 
 append="console=ttyS0 panic=-1"

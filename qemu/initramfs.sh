@@ -17,6 +17,24 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,etc/mvfs,proc,sys,dev,tmp,root}
 mkdir -p "$stage"/{lib/modules,var/lib/mvfs,view,vob,share,run,tests/bin}
 cp /bin/busybox "$stage/bin/busybox"
+# e2fsck (busybox has none) for /init's check of the store disk: Debian's
+# is dynamically linked, so it comes with the libraries and the loader
+# that ldd names, at the same paths.
+e2fsck=$(PATH=/usr/sbin:/sbin:$PATH command -v e2fsck) || {
+	echo "initramfs.sh: no e2fsck on the host: apt-get install e2fsprogs" >&2
+	exit 1
+}
+cp "$e2fsck" "$stage/sbin/e2fsck"
+libs=$(ldd "$e2fsck")
+if echo "$libs" | grep -q 'not found'; then
+	echo "initramfs.sh: ldd $e2fsck: a library is missing:" >&2
+	echo "$libs" >&2
+	exit 1
+fi
+for lib in $(echo "$libs" | grep -o '/[^ ]*'); do
+	mkdir -p "$stage$(dirname "$lib")"
+	cp -L "$lib" "$stage$lib"
+done
 for app in $(/bin/busybox --list-full); do
 	[ -e "$stage/$app" ] || ln -s /bin/busybox "$stage/$app"
 done

@@ -12,7 +12,9 @@
 # non-zero only when the benchmark broke, not when a goal was missed.
 #
 # Environment: MVFS_MEM (MiB, default 2048), BENCH_RUNS (runs per
-# measure, default 7), BENCH_STORE_SIZE (default 4G).
+# measure, odd so that the median is a run, default 7), BENCH_REVS (the
+# history of the lookup rows, default 1000; less for a quick run),
+# BENCH_STORE_SIZE (default 4G).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,13 +41,20 @@ truncate -s "${BENCH_STORE_SIZE:-4G}" "$store"
 mke2fs -q -t ext2 -F "$store"
 runs=${BENCH_RUNS:-7}
 case $runs in '' | *[!0-9]*) echo "bench.sh: BENCH_RUNS=$runs" >&2; exit 2 ;; esac
+if [ $((runs % 2)) = 0 ]; then
+	echo "bench.sh: BENCH_RUNS=$runs: an odd number, so that the median is one run" >&2
+	exit 2
+fi
+revs=${BENCH_REVS:-1000}
+case $revs in '' | *[!0-9]*) echo "bench.sh: BENCH_REVS=$revs" >&2; exit 2 ;; esac
+[ "$revs" -ge 20 ] || { echo "bench.sh: BENCH_REVS=$revs: at least 20" >&2; exit 2; }
 
 echo "# make bench: one boot of the release guest, store $store," \
 	"timeout ${timeout}s (console: $log)"
 set +e
 MVFS_MEM=${MVFS_MEM:-2048} "$top/qemu/boot.sh" -k "$kernel" -i "$initrd" \
 	-s "$store" -m cmd -T "$timeout" -l "$log" \
-	-c "RUNS=$runs sh /tests/bench/run"
+	-c "RUNS=$runs REVS=$revs sh /tests/bench/run"
 rc=$?
 set -e
 sed -n '/^mvfs-bench-table-begin$/,/^mvfs-bench-table-end$/p' "$log" |

@@ -4,18 +4,25 @@
 # check.sh: the host side of `make check`.
 #
 #   check.sh -k BZIMAGE -i INITRAMFS -o OUTDIR [-T TIMEOUT] [-t PATTERN]
-#            [-s SUITES]
+#            [-s SUITES] [-B TEST_BIN_DIR]
 #
 # Boots the guest once per suite (default: boot1, then boot2 on the same
-# fresh store image, then the harness's own self-tests), streams the
-# results as TAP, scans every console log for kernel reports, runs
-# e2fsck -fn on the store, and ends with "N passed, N failed".  The exit
-# status is non-zero when anything failed.
+# fresh store image, then the host-side tests of /init and boot.sh, then
+# the harness's own self-tests), streams the results as TAP, scans every
+# console log for kernel reports, runs e2fsck -fn on the store, and ends
+# with "N passed, N failed".  The exit status is non-zero when anything
+# failed.
+#
+# PATTERN selects the guest tests whose SUITE/NAME contains it (as
+# tests/guest/run does), the host tests whose host/NAME contains it, and
+# the self-tests when it is "harness".  A pattern that selects nothing is
+# an error, not an empty success.  TEST_BIN_DIR holds the host builds of
+# tests/guest/c (the host tests run manifest).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-timeout=600 pattern= suites=
-while getopts k:i:o:T:t:s: opt; do
+timeout=600 pattern= suites= tbin=
+while getopts k:i:o:T:t:s:B: opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	i) initrd=$OPTARG ;;
@@ -23,6 +30,7 @@ while getopts k:i:o:T:t:s: opt; do
 	T) timeout=$OPTARG ;;
 	t) pattern=$OPTARG ;;
 	s) suites=$OPTARG ;;
+	B) tbin=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -96,28 +104,197 @@ selftest() {
 	done
 }
 
+# suite_tests SUITE: the tests of SUITE, as SUITE/NAME, one a line: the
+# executable files that tests/guest/run would run.
+suite_tests() {
+	local t
+	for t in "$top/tests/guest/$1"/*; do
+		[ -f "$t" ] && [ -x "$t" ] && echo "$1/${t##*/}"
+	done
+}
+
+# selected NAME: true when PATTERN (empty: everything) selects NAME.
+selected() {
+	case "$1" in *"$pattern"*) return 0 ;; esac
+	return 1
+}
+
+# guest_cmd STORE LOG CMD [SHARE]: boot the guest on STORE, run CMD, keep
+# the console in LOG; prints boot.sh's exit status.
+guest_cmd() {
+	local rc
+	MVFS_SHARE=${4:-} "$top/qemu/boot.sh" -k "$kernel" -i "$initrd" \
+		-s "$1" -m cmd -T "$timeout" -l "$2" -c "$3" > /dev/null 2>&1
+	rc=$?
+	echo "$rc"
+}
+
+# fsck_store IMG DEBUGFS_CMDS: a fresh store disk, with a file "f1" and
+# a file "f2" on it, changed by DEBUGFS_CMDS and then marked as not
+# cleanly unmounted, as after a crash (e2fsck -p skips a clean disk).
+fsck_store() {
+	new_store "$1"
+	printf 'write %s f1\nwrite %s f2\n%s\nssv state 0\n' \
+		"$top/README.md" "$top/Makefile" "$2" |
+		debugfs -w -f - "$1" > "$1.debugfs" 2>&1
+}
+
+# host/e2fsck-repair: /init runs e2fsck -p on the store disk before
+# mounting it, and a disk that e2fsck -p can repair boots.
+host_e2fsck_repair() {
+	local img=$out/host-e2fsck-repair.img log=$out/console-host-e2fsck-repair.log rc
+	echo "# host/e2fsck-repair: a store disk with a wrong link count (console: $log)"
+	fsck_store "$img" 'sif f1 links_count 5'
+	e2fsck -fn "$img" > /dev/null 2>&1
+	[ $? -ge 4 ]
+	result $? "host/e2fsck-repair: the disk has the error before the boot"
+	rc=$(guest_cmd "$img" "$log" 'echo "mvfs-links=$(stat -c %h /var/lib/mvfs/f1)"')
+	result "$rc" "host/e2fsck-repair: the guest boots and runs the command (status $rc)"
+	grep -q '^mvfs-init: e2fsck -p fixed the store disk (status 1)' "$log"
+	result $? "host/e2fsck-repair: /init says that e2fsck -p fixed it"
+	grep -q '^mvfs-links=1$' "$log"
+	result $? "host/e2fsck-repair: the store was mounted after the repair"
+	e2fsck -fn "$img" > "$img.e2fsck" 2>&1
+	result $? "host/e2fsck-repair: the disk passes e2fsck -fn after the boot"
+	scan "$log"
+	result $? "host/e2fsck-repair: no kernel report in the console"
+}
+
+# host/e2fsck-refuse: a store disk that e2fsck -p cannot repair (a block
+# claimed by two files) fails the boot with a message, unmounted.
+host_e2fsck_refuse() {
+	local img=$out/host-e2fsck-refuse.img log=$out/console-host-e2fsck-refuse.log rc b
+	echo "# host/e2fsck-refuse: a store disk with a doubly claimed block (console: $log)"
+	fsck_store "$img" ''
+	b=$(debugfs -R 'bmap f1 0' "$img" 2>/dev/null)
+	debugfs -w -R "sif f2 block[0] $b" "$img" > /dev/null 2>&1
+	e2fsck -fn "$img" > /dev/null 2>&1
+	[ $? -ge 4 ]
+	result $? "host/e2fsck-refuse: the disk has the error before the boot"
+	rc=$(guest_cmd "$img" "$log" 'echo mvfs-command-ran')
+	[ "$rc" = 125 ]
+	result $? "host/e2fsck-refuse: the boot fails (status $rc, want 125)"
+	grep -q '^mvfs-init: e2fsck -p /dev/vda exited with status 4' "$log"
+	result $? "host/e2fsck-refuse: /init says why"
+	grep -q 'e2fsck: .*UNEXPECTED INCONSISTENCY' "$log"
+	result $? "host/e2fsck-refuse: e2fsck's own account is on the console"
+	! grep -q '^mvfs-command-ran' "$log"
+	result $? "host/e2fsck-refuse: the command did not run"
+	scan "$log"
+	result $? "host/e2fsck-refuse: no kernel report in the console"
+}
+
+# share_tree DIR: a folder with what a listing can miss: dot-files, odd
+# names, every file type a folder can share, modes, owners, empty ones.
+share_tree() {
+	local d=$1
+	rm -rf "$d"
+	mkdir -p "$d/.hidden-dir/sub" "$d/empty-dir" "$d/-dash" "$d/ünï cödé"
+	echo dot > "$d/.hidden"
+	echo inner > "$d/.hidden-dir/.inner"
+	echo deeper > "$d/.hidden-dir/sub/file"
+	echo dots > "$d/..two-dots"
+	echo three > "$d/..."
+	: > "$d/empty"
+	echo "spaces" > "$d/name with  spaces"
+	echo "quotes" > "$d/it's \"quoted\" \\ *?"
+	echo utf8 > "$d/ünï cödé/日本語"
+	head -c 1048579 /dev/urandom > "$d/-dash/odd-MiB"
+	printf '%0255d' 0 > "$d/$(printf 'n%.0s' $(seq 255))"
+	ln -s .hidden "$d/link-to-dot"
+	ln -s nowhere/at/all "$d/dangling"
+	ln "$d/.hidden" "$d/hard-link"
+	mkfifo "$d/fifo"
+	chmod 4755 "$d/.hidden-dir/sub/file"
+	chmod 0000 "$d/empty"
+	chmod 1777 "$d/empty-dir"
+	[ "$(id -u)" != 0 ] || chown -h 1000:1001 "$d/ünï cödé/日本語" "$d/dangling"
+	touch -d '2100-01-01 00:00:00.123456789' "$d/..."
+}
+
+# host/share-9p: MVFS_SHARE=DIR shows DIR at /share, read-only, over
+# virtio-9p: the guest's manifest of /share equals the host's of DIR.
+host_share() {
+	local dir=$out/share-src img=$out/host-share.img log=$out/console-host-share.log rc
+	echo "# host/share-9p: MVFS_SHARE (console: $log)"
+	if [ ! -x "$tbin/manifest" ]; then
+		result 1 "host/share-9p: no host manifest (check.sh -B TEST_BIN_DIR)"
+		return
+	fi
+	share_tree "$dir"
+	"$tbin/manifest" "$dir" > "$out/share.want"
+	result $? "host/share-9p: manifest of the host folder"
+	new_store "$img"
+	rc=$(guest_cmd "$img" "$log" 'awk '\''$2 == "/share" { print "mvfs-share-mount", $3, $4 }'\'' /proc/mounts
+echo mvfs-share-begin
+/tests/bin/manifest /share
+echo "mvfs-share-end $?"
+if touch /share/new 2> /dev/null; then echo mvfs-share-writable; fi' "$dir")
+	result "$rc" "host/share-9p: the guest boots with the share (status $rc)"
+	grep -qE '^mvfs-share-mount 9p ro,' "$log"
+	result $? "host/share-9p: /share is a read-only 9p mount"
+	sed -n '/^mvfs-share-begin$/,/^mvfs-share-end /p' "$log" |
+		sed '1d;$d' > "$out/share.got"
+	grep -q '^mvfs-share-end 0$' "$log"
+	result $? "host/share-9p: the guest read all of /share"
+	cmp -s "$out/share.want" "$out/share.got"
+	result $? "host/share-9p: every name, type, mode, owner, size, mtime and content match the host's"
+	diff "$out/share.want" "$out/share.got" | head -10 | sed 's/^/#   /'
+	! grep -q '^mvfs-share-writable' "$log" && [ ! -e "$dir/new" ]
+	result $? "host/share-9p: the guest cannot write to it"
+	scan "$log"
+	result $? "host/share-9p: no kernel report in the console"
+}
+
 # Enough for the tests, small enough for kmemleak's scan to stay quick.
 export MVFS_MEM=${MVFS_MEM:-1024}
 mkdir -p "$out"
 run_id=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
-new_store "$out/store.img"
 default=
 if [ -z "$suites" ]; then
 	default=1
 	suites="boot1 boot2"
 fi
+host_tests=
+[ -z "$default" ] || host_tests="host/e2fsck-repair host/e2fsck-refuse host/share-9p"
+
+# What the pattern selects; nothing at all is an error.
+run_suites= run_host= run_harness=
 for suite in $suites; do
-	if [ -n "$pattern" ] && ! ls "$top/tests/guest/$suite" |
-			grep -qF -- "$pattern"; then
-		continue
+	if suite_tests "$suite" | grep -qF -- "$pattern"; then
+		run_suites="$run_suites $suite"
 	fi
+done
+for t in $host_tests; do
+	selected "$t" && run_host="$run_host $t"
+done
+if [ -n "$default" ] && { [ -z "$pattern" ] || [ "$pattern" = harness ]; }; then
+	run_harness=1
+fi
+if [ -z "$run_suites$run_host$run_harness" ]; then
+	echo "check.sh: no test matches T='$pattern': it selects guest tests" \
+	     "by SUITE/NAME ($suites), host tests by host/NAME, and the" \
+	     "self-tests by 'harness'" >&2
+	echo "0 passed, 0 failed: nothing matched"
+	exit 1
+fi
+
+new_store "$out/store.img"
+for suite in $run_suites; do
 	boot_suite "$suite" "$out/store.img"
 done
-if [ -n "$default" ]; then
+if [ -n "$default" ] && [ -n "$run_suites" ]; then
 	e2fsck -fn "$out/store.img" > "$out/e2fsck.log" 2>&1
 	result $? "the store image passes e2fsck -fn after the boots"
 fi
-if [ -n "$default" ] && { [ -z "$pattern" ] || [ "$pattern" = harness ]; }; then
+for t in $run_host; do
+	case $t in
+	host/e2fsck-repair) host_e2fsck_repair ;;
+	host/e2fsck-refuse) host_e2fsck_refuse ;;
+	host/share-9p) host_share ;;
+	esac
+done
+if [ -n "$run_harness" ]; then
 	selftest selftest-fail "$timeout" \
 		'not ok [0-9]+ - selftest-fail/01-fails: deliberate failure' \
 		'[0-9]+ passed, 1 failed'

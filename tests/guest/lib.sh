@@ -145,3 +145,37 @@ dmesg_clear() {
 dmesg_new() {
 	dmesg | sed 's/^\[ *[0-9.]*\] //'
 }
+
+# md5_of FILE: the md5 of FILE's bytes, or "cannot read FILE" (never the
+# sum of no bytes, which is what a failed read in a pipe would give).
+md5_of() {
+	md5sum 2> /dev/null < "$1" || echo "cannot read $1"
+}
+
+# listings DIR: each directory under DIR (DIR too) as getdents64 lists it,
+# with . and .. and hidden names: a line "== PATH", then "TYPE<TAB>NAME"
+# for each entry (lsdents -t), sorted; "cannot list PATH" on an error.
+listings() {
+	_lt=$(mktemp)
+	(cd "$1" && find . -type d) | sort | while IFS= read -r _ld; do
+		echo "== $_ld"
+		if lsdents -t "$1/$_ld" > "$_lt" 2>&1; then
+			sort "$_lt"
+		else
+			echo "cannot list $_ld"
+		fi
+	done
+	rm -f "$_lt"
+}
+
+# check_listings DESC SRC DIR: ok when every directory under DIR lists the
+# same names with the same types as its counterpart under SRC.
+check_listings() {
+	_la=$(mktemp)
+	_lb=$(mktemp)
+	listings "$2" > "$_la"
+	listings "$3" > "$_lb"
+	check_same "$1 ($(grep -vc '^==' "$_la") entries in $(grep -c '^==' \
+		"$_la") directories)" "$_la" "$_lb"
+	rm -f "$_la" "$_lb"
+}

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lsdents DIR [BUFSIZE]: list DIR with getdents64() into a small buffer
- * (default 512 bytes, so that a large directory takes many calls, each
- * resuming where the last one stopped), print the names one a line, then
- * rewind with lseek(fd, 0, SEEK_SET), list it again and require the same
- * names in the same order.  Exit status 1 when they differ.
+ * lsdents [-t] DIR [BUFSIZE]: list DIR with getdents64() into a small
+ * buffer (default 512 bytes, so that a large directory takes many calls,
+ * each resuming where the last one stopped), print the names one a line,
+ * then rewind with lseek(fd, 0, SEEK_SET), list it again and require the
+ * same names in the same order.  Exit status 1 when they differ.
+ *
+ * With -t each name follows its d_type and a tab: f, d, l, p, s, c, b, or
+ * ? for DT_UNKNOWN, so that two listings compare types too.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,8 +27,30 @@ struct dirent64_raw {
 	char		d_name[];
 };
 
+static char type_char(unsigned char d_type)
+{
+	switch (d_type) {
+	case DT_REG:
+		return 'f';
+	case DT_DIR:
+		return 'd';
+	case DT_LNK:
+		return 'l';
+	case DT_FIFO:
+		return 'p';
+	case DT_SOCK:
+		return 's';
+	case DT_CHR:
+		return 'c';
+	case DT_BLK:
+		return 'b';
+	}
+	return '?';
+}
+
 /* One pass over the directory: the number of entries and a hash of the
- * names in order; prints them when print is set.  -1 on error.
+ * names in order; prints them when print is set (2: with their type).
+ * -1 on error.
  */
 static long pass(int fd, size_t bufsize, int print, __u64 *hash)
 {
@@ -46,6 +71,8 @@ static long pass(int fd, size_t bufsize, int print, __u64 *hash)
 				if (!*c)
 					break;
 			}
+			if (print == 2)
+				printf("%c\t", type_char(de->d_type));
 			if (print)
 				printf("%s\n", de->d_name);
 			count++;
@@ -57,21 +84,27 @@ static long pass(int fd, size_t bufsize, int print, __u64 *hash)
 
 int main(int argc, char **argv)
 {
-	size_t bufsize = argc > 2 ? strtoul(argv[2], NULL, 0) : 512;
+	int print = 1, fd;
+	size_t bufsize;
 	__u64 first, second;
 	long n1, n2;
-	int fd;
 
+	if (argc > 1 && !strcmp(argv[1], "-t")) {
+		print = 2;
+		argv++;
+		argc--;
+	}
 	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: lsdents DIR [BUFSIZE]\n");
+		fprintf(stderr, "usage: lsdents [-t] DIR [BUFSIZE]\n");
 		return 2;
 	}
+	bufsize = argc > 2 ? strtoul(argv[2], NULL, 0) : 512;
 	fd = open(argv[1], O_RDONLY | O_DIRECTORY);
 	if (fd < 0) {
 		fprintf(stderr, "lsdents: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
-	n1 = pass(fd, bufsize, 1, &first);
+	n1 = pass(fd, bufsize, print, &first);
 	if (lseek(fd, 0, SEEK_SET) != 0) {
 		fprintf(stderr, "lsdents: rewind: %s\n", strerror(errno));
 		return 1;
@@ -86,5 +119,7 @@ int main(int argc, char **argv)
 			n1, n2, first == second ? "same names" : "other names");
 		return 1;
 	}
+	if (fflush(stdout))
+		return 1;
 	return 0;
 }

@@ -13,7 +13,12 @@
  * filesystem's business); MTIME is seconds.nanoseconds; CONTENT is a hash
  * of a regular file's bytes, "-> TARGET" for a symlink, "-" otherwise.
  *
- * Exit status 1 when anything could not be read.
+ * Every name readdir gives is listed, "." and ".." aside: hidden names
+ * too.  When readdir's d_type for a name disagrees with lstat's type, a
+ * line "PATH<TAB>d_type X, lstat Y" follows the entry's, so that the
+ * listing differs from the source's.
+ *
+ * Exit status 1 when anything could not be read or d_type disagreed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -92,15 +97,19 @@ static int hash_file(int dirfd, const char *name, __u64 *hash)
 	return err;
 }
 
-static int by_name(const void *a, const void *b)
+static int by_name_after_type(const void *a, const void *b)
 {
-	return strcmp(*(char * const *)a, *(char * const *)b);
+	return strcmp(*(char * const *)a + 1, *(char * const *)b + 1);
 }
 
-/* The names in dirfd, sorted, without "." and ".."; NULL on error. */
+/*
+ * The names in dirfd, sorted, without "." and ".."; NULL on error.  Each
+ * is stored after one byte that holds readdir's d_type for it.
+ */
 static char **read_names(int dirfd, size_t *count)
 {
 	char **names = NULL, **bigger;
+	size_t len;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	DIR *dir;
@@ -120,12 +129,15 @@ static char **read_names(int dirfd, size_t *count)
 				abort();
 			names = bigger;
 		}
-		names[n] = strdup(de->d_name);
-		if (!names[n++])
+		len = strlen(de->d_name);
+		names[n] = malloc(len + 2);
+		if (!names[n])
 			abort();
+		names[n][0] = (char)de->d_type;
+		memcpy(names[n++] + 1, de->d_name, len + 1);
 	}
 	closedir(dir);
-	qsort(names, n, sizeof(*names), by_name);
+	qsort(names, n, sizeof(*names), by_name_after_type);
 	*count = n;
 	return names ? names : calloc(1, sizeof(*names));
 }
@@ -191,12 +203,27 @@ static void describe(int dirfd, const char *name, const struct stat *st)
 	print_content(dirfd, name, st);
 }
 
+/* Say so when readdir's d_type disagrees with what lstat found. */
+static void check_dtype(unsigned char d_type, const struct stat *st)
+{
+	mode_t want = DTTOIF(d_type);
+
+	if (d_type == DT_UNKNOWN || want == (st->st_mode & S_IFMT))
+		return;
+	printf("%s\td_type %c, lstat %c\n", path, type_of(want),
+	       type_of(st->st_mode));
+	fprintf(stderr, "manifest: %s: readdir's d_type is %c, lstat's %c\n",
+		path, type_of(want), type_of(st->st_mode));
+	status = 1;
+}
+
 /* Describe the entries of dirfd, whose path relative to the top is path. */
 static void walk(int dirfd)
 {
 	size_t len = strlen(path), count = 0, i;
 	struct stat st;
 	char **names;
+	const char *name;
 	int fd;
 
 	names = read_names(dirfd, &count);
@@ -205,18 +232,21 @@ static void walk(int dirfd)
 		return;
 	}
 	for (i = 0; i < count; i++) {
-		if (len + strlen(names[i]) + 2 > sizeof(path)) {
+		name = names[i] + 1;
+		if (len + strlen(name) + 2 > sizeof(path)) {
 			errno = ENAMETOOLONG;
 			fail("path too long under", path);
+			free(names[i]);
 			continue;
 		}
-		sprintf(path + len, "%s%s", len ? "/" : "", names[i]);
-		if (fstatat(dirfd, names[i], &st, AT_SYMLINK_NOFOLLOW)) {
+		sprintf(path + len, "%s%s", len ? "/" : "", name);
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
 			fail("cannot stat", path);
 		} else {
-			describe(dirfd, names[i], &st);
+			describe(dirfd, name, &st);
+			check_dtype((unsigned char)names[i][0], &st);
 			if (S_ISDIR(st.st_mode)) {
-				fd = openat(dirfd, names[i], O_RDONLY |
+				fd = openat(dirfd, name, O_RDONLY |
 					    O_DIRECTORY | O_NOFOLLOW |
 					    O_CLOEXEC);
 				if (fd < 0) {
