@@ -237,7 +237,7 @@ static void run_side(const struct op *op, struct args *a, int s,
 }
 
 /* -c: exchange P1 and P2 on B by three renames, trailing slashes off. */
-static void exchange(const char *p1, const char *p2)
+static void swap_names(const char *p1, const char *p2)
 {
 	char a[PBUF], b[PBUF];
 	size_t n;
@@ -269,7 +269,7 @@ static int emulate(const struct op *op, struct args *a, struct res *r)
 			die("-c: ftruncate for fallocate: %s", strerror(errno));
 	} else if (op->fn == op_rename && r[1].err == EINVAL &&
 		   rename_flags(a->bits) == RENAME_EXCHANGE) {
-		exchange(a->p1, a->p2);
+		swap_names(a->p1, a->p2);
 	} else {
 		return 0;
 	}
