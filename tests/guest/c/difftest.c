@@ -236,6 +236,24 @@ static void run_side(const struct op *op, struct args *a, int s,
 	r->err = r->ret < 0 ? errno : 0;
 }
 
+/* -c: exchange P1 and P2 on B by three renames, trailing slashes off. */
+static void swap_names(const char *p1, const char *p2)
+{
+	char a[PBUF], b[PBUF];
+	size_t n;
+
+	n = snprintf(a, sizeof(a), "%s", p1);
+	while (n > 1 && a[n - 1] == '/')
+		a[--n] = 0;
+	n = snprintf(b, sizeof(b), "%s", p2);
+	while (n > 1 && b[n - 1] == '/')
+		b[--n] = 0;
+	if (renameat(dfd[1], a, dfd[1], "x-exchange") ||
+	    renameat(dfd[1], b, dfd[1], a) ||
+	    renameat(dfd[1], "x-exchange", dfd[1], b))
+		die("-c: renames for an exchange: %s", strerror(errno));
+}
+
 /* -c: B does by other means what A could and B (ext2) refused. */
 static int emulate(const struct op *op, struct args *a, struct res *r)
 {
@@ -251,10 +269,7 @@ static int emulate(const struct op *op, struct args *a, struct res *r)
 			die("-c: ftruncate for fallocate: %s", strerror(errno));
 	} else if (op->fn == op_rename && r[1].err == EINVAL &&
 		   rename_flags(a->bits) == RENAME_EXCHANGE) {
-		if (renameat(dfd[1], a->p1, dfd[1], "x-exchange") ||
-		    renameat(dfd[1], a->p2, dfd[1], a->p1) ||
-		    renameat(dfd[1], "x-exchange", dfd[1], a->p2))
-			die("-c: renames for an exchange: %s", strerror(errno));
+		swap_names(a->p1, a->p2);
 	} else {
 		return 0;
 	}
@@ -357,11 +372,11 @@ static void run_user(const struct op *op, struct args *a, struct res *r)
 static void track(const struct op *op, const struct args *a)
 {
 	if (op->flags & F_P1) {
-		track_path("the path", a->p1);
+		track_path("the object at", a->p1);
 		track_parent(a->p1);
 	}
 	if (op->flags & F_P2) {
-		track_path("the second path", a->p2);
+		track_path("the object at", a->p2);
 		track_parent(a->p2);
 	}
 	if ((op->flags & F_SLOT) && op->fn != op_close &&
@@ -450,7 +465,7 @@ static void setup(char **dirs)
 		dfd[s] = open(dirs[s], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd[s] < 0)
 			die("%s: %s", dirs[s], strerror(errno));
-		list_dir(dfd[s], dirs[s], &l);
+		list_dir(reopen_dir(dfd[s]), dirs[s], &l);
 		if (l.n)
 			die("%s is not empty", dirs[s]);
 		/* the sticky, world-writable directory */

@@ -166,7 +166,7 @@ static void cmp_stat(const char *what, const struct stat *a,
  * the file or directory a path names, its parent, an open file.
  */
 struct obj {
-	const char *what;
+	char what[PBUF + 32];
 	int fd[2];
 	int close;		/* fd[] are ours (O_PATH) */
 	struct stat st[2];	/* before the operation */
@@ -186,7 +186,7 @@ static void track_fd(const char *what, int fa, int fb, int ours)
 {
 	struct obj *o = &objs[nobj++];
 
-	o->what = what;
+	snprintf(o->what, sizeof(o->what), "%s", what);
 	o->fd[0] = fa;
 	o->fd[1] = fb;
 	o->close = ours;
@@ -206,6 +206,8 @@ static void track_path(const char *what, const char *path)
 	if (fa < 0)
 		return;
 	track_fd(what, fa, fb, 1);
+	snprintf(objs[nobj - 1].what, sizeof(objs[0].what), "%s %s", what,
+		 path);
 }
 
 /* Track PATH's parent directory too. */
@@ -220,7 +222,7 @@ static void track_parent(const char *path)
 	slash = strrchr(parent, '/');
 	if (slash)
 		*slash = 0;
-	track_path("the parent of", slash ? parent : ".");
+	track_path("the parent directory", slash ? parent : ".");
 }
 
 /*

@@ -326,7 +326,6 @@ static long op_readdir(int s, struct args *a, struct res *r)
 	if (fd < 0)
 		return -1;
 	list_dir(fd, a->p1, &l);
-	close(fd);
 	for (i = 0; i < l.n; i++)
 		n += snprintf((char *)rbuf[s] + n, MAXIO - n, "%s\n",
 			      l.name[i]);

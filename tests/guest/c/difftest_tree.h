@@ -28,10 +28,16 @@ static void free_names(struct names *l)
 		free(l->name[--l->n]);
 }
 
-/* The sorted names of the directory at fd, but . and .. */
+/* A directory opened again: a new offset, to read it from the start. */
+static int reopen_dir(int fd)
+{
+	return openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* The sorted names of the directory open at fd, but . and ..; closes fd. */
 static void list_dir(int fd, const char *path, struct names *l)
 {
-	DIR *d = fdopendir(dup(fd));
+	DIR *d = fdopendir(fd);
 	struct dirent *e;
 
 	if (!d)
@@ -136,8 +142,8 @@ static void cmp_tree_dir(int fa, int fb, const char *path)
 	struct names l[2];
 	int i, fd[2] = { fa, fb };
 
-	list_dir(fa, path, &l[0]);
-	list_dir(fb, path, &l[1]);
+	list_dir(reopen_dir(fa), path, &l[0]);
+	list_dir(reopen_dir(fb), path, &l[1]);
 	for (i = 0; i < l[0].n || i < l[1].n; i++) {
 		if (i == l[0].n || i == l[1].n ||
 		    strcmp(l[0].name[i], l[1].name[i]))

@@ -10,7 +10,7 @@
  * fsync(), fdatasync(), and closing and opening the file again.
  *
  * After each operation, st_size and the bytes around what it touched,
- * plus a random window, are compared with the copy; every 64 operations
+ * plus a random window, are compared with the copy; every 500 operations
  * and at the end, the whole file.  Exit status 1 at the first
  * difference, with the seed and the operation's number.
  */
@@ -347,7 +347,7 @@ int main(int argc, char **argv)
 		check_size();
 		len = range(maxsize, &off);
 		check_range(off, len);
-		if (opno % 64 == 0)
+		if (opno % 500 == 0)
 			check_all();
 	}
 	opno = nops;
