@@ -87,6 +87,7 @@ struct mvfs_origin_disk {
 	__le32	path_len;	/* then the element's path, no NUL, "" top */
 	__le32	reserved;	/* 0 */
 };
+
 #define MVFS_ORIGIN_MAX		(sizeof(struct mvfs_origin_disk) + 4096)
 
 /* Tags and label names: 1..64 of [A-Za-z0-9._-], not "." or "..". */
