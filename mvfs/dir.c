@@ -11,6 +11,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/namei.h>
 #include <linux/slab.h>
@@ -252,12 +253,17 @@ static int mvfs_readdir(struct file *file, struct dir_context *ctx)
 	struct inode *dir = file_inode(file);
 	struct mvfs_file *mf = file->private_data;
 	struct mvfs_dirent *de;
+	struct path up;
 	int err;
 
 	if (!dir_emit_dots(file, ctx))
 		return 0;
 	if (!mvfs_upper(dir))
 		return mvfs_readdir_lower(dir, ctx);
+	/* As on ext2, reading a directory may update its atime. */
+	up.mnt = MVFS_SB(dir->i_sb)->store.mnt;
+	up.dentry = mvfs_upper(dir);
+	touch_atime(&up);
 	if (!mf->list || ctx->pos == 2) {
 		mvfs_dirlist_free(mf->list);
 		mf->list = NULL;
@@ -290,9 +296,30 @@ const struct inode_operations mvfs_dir_iops = {
 	.rename		= mvfs_rename,
 };
 
+/* fsync of a directory: its private directory's, if it has one. */
+static int mvfs_dir_fsync(struct file *file, loff_t start, loff_t end,
+			  int datasync)
+{
+	struct inode *dir = file_inode(file);
+	struct dentry *upper = mvfs_upper(dir);
+	struct file *real;
+	int err;
+
+	if (!upper)
+		return 0;	/* nothing of it is on the store's disk yet */
+	real = mvfs_priv_open(MVFS_SB(dir->i_sb), upper,
+			      O_RDONLY | O_DIRECTORY | O_NOATIME);
+	if (IS_ERR(real))
+		return PTR_ERR(real);
+	err = vfs_fsync_range(real, start, end, datasync);
+	fput(real);
+	return err;
+}
+
 const struct file_operations mvfs_dir_fops = {
 	.open		= mvfs_track_open,
 	.release	= mvfs_track_release,
+	.fsync		= mvfs_dir_fsync,
 	.read		= generic_read_dir,
 	.iterate_shared	= mvfs_readdir,
 	.llseek		= generic_file_llseek,

@@ -362,6 +362,75 @@ out_uo:
 	return err;
 }
 
+/* Rename U (in UD1, named by Q1) to NAME in UD2; both parents locked. */
+static int mvfs_move(struct mvfs_sb_info *sbi, struct dentry *ud1,
+		     struct dentry *u, struct dentry *ud2, const char *name,
+		     unsigned int len)
+{
+	struct dentry *n;
+	int err;
+
+	n = lookup_one_len(name, ud2, len);
+	if (IS_ERR(n))
+		return PTR_ERR(n);
+	err = d_is_positive(n) ? -EEXIST :
+	      mvfs_do_rename(sbi, d_inode(ud1), u, d_inode(ud2), n, 0);
+	dput(n);
+	return err;
+}
+
+/*
+ * RENAME_EXCHANGE.  The store's ext2 has no exchange, so the two private
+ * entries swap through a temporary name, with both parents locked: no
+ * mvfs caller sees the middle (the VFS holds both mvfs directories).
+ * A crash in the middle leaves the temporary name as a private file.
+ */
+static int mvfs_exchange(struct dentry *od, struct dentry *nd)
+{
+	struct mvfs_sb_info *sbi = MVFS_SB(od->d_sb);
+	struct dentry *uod, *und, *uo, *un;
+	char tmp[32];
+	int err;
+
+	err = mvfs_copy_up(od);
+	if (!err)
+		err = mvfs_copy_up(nd);
+	if (!err)
+		err = mnt_want_write(sbi->store.mnt);
+	if (err)
+		return err;
+	uod = mvfs_upper(d_inode(od->d_parent));
+	und = mvfs_upper(d_inode(nd->d_parent));
+	snprintf(tmp, sizeof(tmp), "#x%llx",
+		 (u64)atomic64_inc_return(&sbi->wgen));
+	lock_rename(uod, und);
+	/* By name: a hard link's inode may know another of its names. */
+	uo = lookup_one_len(od->d_name.name, uod, od->d_name.len);
+	un = lookup_one_len(nd->d_name.name, und, nd->d_name.len);
+	err = -ESTALE;
+	if (IS_ERR(uo) || IS_ERR(un) ||
+	    d_inode(uo) != d_inode(mvfs_upper(d_inode(od))) ||
+	    d_inode(un) != d_inode(mvfs_upper(d_inode(nd))))
+		goto out_unlock;
+	err = mvfs_move(sbi, uod, uo, uod, tmp, strlen(tmp));
+	if (!err)
+		err = mvfs_move(sbi, und, un, uod, od->d_name.name,
+				od->d_name.len);
+	if (!err)
+		err = mvfs_move(sbi, uod, uo, und, nd->d_name.name,
+				nd->d_name.len);
+out_unlock:
+	unlock_rename(uod, und);
+	if (!IS_ERR(uo))
+		dput(uo);
+	if (!IS_ERR(un))
+		dput(un);
+	mnt_drop_write(sbi->store.mnt);
+	mvfs_copyattr(d_inode(od->d_parent));
+	mvfs_copyattr(d_inode(nd->d_parent));
+	return err;
+}
+
 int mvfs_rename(struct user_namespace *mnt_userns, struct inode *odir,
 		struct dentry *od, struct inode *ndir, struct dentry *nd,
 		unsigned int flags)
@@ -371,9 +440,10 @@ int mvfs_rename(struct user_namespace *mnt_userns, struct inode *odir,
 	struct dentry *uod, *und, *trap;
 	int lower, err;
 
-	/* ext2, the reference, knows RENAME_NOREPLACE and nothing else. */
+	if (flags & RENAME_EXCHANGE)
+		return mvfs_exchange(od, nd);
 	if (flags & ~RENAME_NOREPLACE)
-		return -EINVAL;
+		return -EINVAL;	/* RENAME_WHITEOUT: not ours to make */
 	err = mvfs_rename_prepare(od, nd);
 	if (err)
 		return err;
