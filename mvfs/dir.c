@@ -286,6 +286,7 @@ const struct inode_operations mvfs_dir_iops = {
 	.getattr	= mvfs_getattr,
 	.permission	= mvfs_permission,
 	.setattr	= mvfs_setattr,
+	.update_time	= mvfs_update_time,
 	.create		= mvfs_create,
 	.mkdir		= mvfs_mkdir,
 	.mknod		= mvfs_mknod,

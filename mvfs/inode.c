@@ -491,6 +491,26 @@ int mvfs_permission(struct user_namespace *mnt_userns, struct inode *inode,
 }
 
 /**
+ * mvfs_update_time - ->update_time: times the VFS sets on an mvfs inode
+ * @inode: the inode
+ * @now: the time
+ * @flags: S_ATIME, S_MTIME, S_CTIME
+ *
+ * A fifo's writes, a symlink followed, a directory read: the VFS updates
+ * the mvfs inode's times; a private entry keeps them, as ext2 would.
+ *
+ * Return: 0.
+ */
+int mvfs_update_time(struct inode *inode, struct timespec64 *now, int flags)
+{
+	struct dentry *upper = mvfs_upper(inode);
+
+	if (upper && MVFS_I(inode)->kind != MVFS_VIEW)
+		generic_update_time(d_inode(upper), now, flags);
+	return generic_update_time(inode, now, flags);
+}
+
+/**
  * mvfs_getattr - stat
  * @mnt_userns: the mount's user namespace
  * @path: what is stat'ed

@@ -267,6 +267,7 @@ int mvfs_dir_lower(struct inode *dir, u64 *tree, u64 *rev);
 bool mvfs_inode_readonly(struct inode *inode);
 int mvfs_permission(struct user_namespace *mnt_userns, struct inode *inode,
 		    int mask);
+int mvfs_update_time(struct inode *inode, struct timespec64 *now, int flags);
 int mvfs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		 struct iattr *attr);
 int mvfs_init_inodecache(void);

@@ -518,6 +518,7 @@ const struct inode_operations mvfs_file_iops = {
 	.getattr	= mvfs_getattr,
 	.setattr	= mvfs_setattr,
 	.permission	= mvfs_permission,
+	.update_time	= mvfs_update_time,
 };
 
 const struct inode_operations mvfs_link_iops = {
@@ -525,10 +526,12 @@ const struct inode_operations mvfs_link_iops = {
 	.getattr	= mvfs_getattr,
 	.setattr	= mvfs_setattr,
 	.permission	= mvfs_permission,
+	.update_time	= mvfs_update_time,
 };
 
 const struct inode_operations mvfs_special_iops = {
 	.getattr	= mvfs_getattr,
 	.setattr	= mvfs_setattr,
 	.permission	= mvfs_permission,
+	.update_time	= mvfs_update_time,
 };
