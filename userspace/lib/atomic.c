@@ -4,10 +4,14 @@
  *
  * Store files change only by being made anew: a new file is created with
  * O_EXCL under a temporary name, written, synced, then renamed over the
- * old one, as git's tempfile.c and lockfile.c do.
+ * old one, as git's tempfile.c and lockfile.c do.  Also the test faults
+ * and the removal of a directory tree (a view's private area).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "err.h"
 #include "store_int.h"
@@ -88,11 +92,15 @@ ssize_t mvfs_pread_upto(int fd, void *buf, size_t len, __u64 off)
 }
 
 /**
- * mvfs_write_new - write file @name whole and fsync it
+ * mvfs_write_new - make file @name anew, write it whole and fsync it
  * @dfd: the directory
- * @name: the file; an old one is truncated
+ * @name: the file; whatever had that name is unlinked first
  * @buf: its content
  * @len: its length
+ *
+ * As git's tempfile.c: the old name is unlinked and the file created with
+ * O_EXCL, so that a leftover of any type (a symlink to another file, a
+ * fifo) is never opened and written through.
  *
  * Return: 0 or -errno (no message).
  */
@@ -100,14 +108,95 @@ int mvfs_write_new(int dfd, const char *name, const void *buf, size_t len)
 {
 	int fd, err;
 
-	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		    0644);
+	if (unlinkat(dfd, name, 0) && errno != ENOENT)
+		return -errno;
+	fd = openat(dfd, name,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	err = mvfs_pwrite(fd, buf, len, 0);
+	err = mvfs_fault("state-write") ? -ENOSPC : 0;
+	if (!err)
+		err = mvfs_pwrite(fd, buf, len, 0);
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)
+		err = -errno;
+	if (err)
+		unlinkat(dfd, name, 0);
+	return err;
+}
+
+/**
+ * mvfs_fault - is the test fault @point asked for
+ * @point: its name
+ *
+ * Tests make failures that a real disk gives rarely (ENOSPC, EIO of a
+ * directory's fsync, a crash between two steps) by naming them in the
+ * environment, as git's GIT_TEST_* variables do:
+ * MVFS_TEST_FAULT=state-write,dir-sync.  The points:
+ *   state-write         writing a new file fails with ENOSPC
+ *   dir-sync            the fsync of the store directory fails with EIO
+ *   crash-before-state  a revision's commit exits before its state is
+ *                       written, as a crash would
+ *   hold-lock           a writer holds the store's lock 3 s longer
+ *
+ * Return: true if it is.
+ */
+bool mvfs_fault(const char *point)
+{
+	const char *env = getenv("MVFS_TEST_FAULT"), *p;
+	size_t len = strlen(point);
+
+	for (p = env; p && *p; p += strcspn(p, ","), p += !!*p)
+		if (!strncmp(p, point, len) && (!p[len] || p[len] == ','))
+			return true;
+	return false;
+}
+
+/* Remove the entries of directory FD, recursively; -errno. */
+static int mvfs_remove_entries(int fd)
+{
+	struct dirent *de;
+	int err = 0, e;
+	DIR *d;
+
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		e = mvfs_remove_tree(dirfd(d), de->d_name);
+		if (e && !err)
+			err = e;
+	}
+	closedir(d);
+	return err;
+}
+
+/**
+ * mvfs_remove_tree - remove @name and, if it is a directory, all it holds
+ * @dfd: the directory it is in
+ * @name: what to remove; symlinks are removed, never followed
+ *
+ * Return: 0 (also when @name does not exist) or the first -errno.
+ */
+int mvfs_remove_tree(int dfd, const char *name)
+{
+	int fd, err;
+
+	if (!unlinkat(dfd, name, 0) || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -errno;
+	fd = openat(dfd, name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = mvfs_remove_entries(fd);
+	if (unlinkat(dfd, name, AT_REMOVEDIR) && !err)
 		err = -errno;
 	return err;
 }

@@ -251,3 +251,28 @@ int mvfs_store_put_file(struct mvfs_store *s, int fd, __u64 size,
 		err = mvfs_object_new(s, fd, size, hash, ref);
 	return err;
 }
+
+/**
+ * mvfs_object_trim - remove objects an interrupted change left
+ * @s: a store open for writing, not building
+ *
+ * A change gives out object numbers in the sequence of
+ * mvfs_object_next() from next_object on, and makes each object before
+ * the next: what it left is the start of that sequence.  Removing them
+ * at open keeps them from filling the disk until the next import.
+ * Errors are ignored: an import overwrites what is left.
+ */
+void mvfs_object_trim(struct mvfs_store *s)
+{
+	char path[MVFS_OBJ_PATH_LEN];
+	__u64 n;
+
+	for (n = mvfs_object_next(s->next_object); !(n >> 62);
+	     n = mvfs_object_next(n + 1)) {
+		mvfs_object_path(path, n);
+		if (unlinkat(s->dfd, path, 0))
+			break;
+		*strrchr(path, '/') = '\0';
+		unlinkat(s->dfd, path, AT_REMOVEDIR);
+	}
+}

@@ -132,8 +132,8 @@ static int mvfs_commit_state(struct mvfs_store *s, __u64 index_add)
  * @rev: set to the new revision's number
  *
  * Makes everything written durable (syncfs), then commits the state.
- * On failure, the revision is abandoned; whatever it wrote past the
- * committed ends is garbage for the next writer to trim.
+ * On failure, the revision is abandoned and what it wrote taken back
+ * (what cannot be, the next writer trims).
  *
  * Return: 0 or -errno.
  */
@@ -162,16 +162,20 @@ int mvfs_store_commit_rev(struct mvfs_store *s,
 		mvfs_store_abort(s);
 		return err;
 	}
+	if (mvfs_fault("crash-before-state"))
+		_exit(9);
 	err = mvfs_commit_state(s, index_add);
 	/*
-	 * Committed or not (the rename may have happened), nothing may be
-	 * taken back now: what is not committed is trimmed by the next
-	 * writer.
+	 * mvfs_state_write() fails only when the state was not replaced:
+	 * then nothing is committed and everything written is taken back.
 	 */
+	if (err) {
+		mvfs_store_abort(s);
+		return err;
+	}
 	mvfs_build_end(s);
-	if (!err)
-		*rev = s->nrevs;
-	return err;
+	*rev = s->nrevs;
+	return 0;
 }
 
 /**

@@ -180,6 +180,7 @@ static int mvfs_state_parse(struct mvfs_store *s, const void *buf)
 	const char *p = (const char *)(h + 1);
 	size_t revs, labels, views;
 
+	s->format = le32toh(h->format);
 	s->pack_len = le64toh(h->pack_len);
 	s->next_object = le64toh(h->next_object);
 	s->index_len = le64toh(h->index_len);
@@ -270,7 +271,7 @@ static void *mvfs_state_image(const struct mvfs_store *s, size_t size)
 	if (!h)
 		return NULL;
 	h->magic = htole32(MVFS_STATE_MAGIC);
-	h->format = htole32(MVFS_FORMAT);
+	h->format = htole32(s->format);
 	h->size = htole64(size);
 	h->pack_len = htole64(s->pack_len);
 	h->next_object = htole64(s->next_object);
@@ -287,16 +288,38 @@ static void *mvfs_state_image(const struct mvfs_store *s, size_t size)
 	return h;
 }
 
-/*
- * Commit: write state.tmp in full and sync it, rename it over state, sync
- * the directory.  Whatever the state refers to must be on disk already.
+/* Warn that a committed change may not survive a crash. */
+static void mvfs_state_not_durable(struct mvfs_store *s, int err)
+{
+	fprintf(stderr,
+		"mvfs: warning: store %s: the change is committed, but %s (%s): it may not survive a crash\n",
+		s->dir, "syncing the store directory failed", strerror(-err));
+}
+
+/**
+ * mvfs_state_write - commit the state in memory
+ * @s: a store open for writing
+ *
+ * Writes state.tmp in full and syncs it, renames it over state, syncs the
+ * directory.  Whatever the state refers to must be on disk already.  A
+ * state larger than MVFS_STATE_MAX is refused: no reader would take it.
+ *
+ * Once the rename is done the change is committed: a failure to sync the
+ * directory after it is only a warning, since saying "nothing changed"
+ * would be false (the new state is what every reader sees now).
+ *
+ * Return: 0 when committed; -EFBIG; -errno when nothing changed.
  */
 int mvfs_state_write(struct mvfs_store *s)
 {
-	size_t size = mvfs_state_size(s->nrevs, s->nlabels, s->nviews);
+	__u64 size = mvfs_state_size(s->nrevs, s->nlabels, s->nviews);
 	void *img;
 	int err;
 
+	if (size > MVFS_STATE_MAX)
+		return mvfs_err(-EFBIG, "store %s: %s would be %llu bytes, %s %llu: refused",
+				s->dir, MVFS_STATE_FILE, size,
+				"over the most a reader takes,", MVFS_STATE_MAX);
 	img = mvfs_state_image(s, size);
 	if (!img)
 		return mvfs_err(-ENOMEM, "out of memory");
@@ -304,10 +327,15 @@ int mvfs_state_write(struct mvfs_store *s)
 	free(img);
 	if (!err && renameat(s->dfd, MVFS_STATE_TMP, s->dfd, MVFS_STATE_FILE))
 		err = -errno;
+	if (err) {
+		unlinkat(s->dfd, MVFS_STATE_TMP, 0);
+		return mvfs_err(err, "store %s: cannot write %s: %s", s->dir,
+				MVFS_STATE_FILE, strerror(-err));
+	}
+	err = mvfs_fault("dir-sync") ? -EIO : 0;
 	if (!err && fsync(s->dfd))
 		err = -errno;
 	if (err)
-		return mvfs_err(err, "store %s: cannot write %s: %s", s->dir,
-				MVFS_STATE_FILE, strerror(-err));
+		mvfs_state_not_durable(s, err);
 	return 0;
 }

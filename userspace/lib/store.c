@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include "err.h"
 #include "store_int.h"
@@ -43,8 +42,9 @@ static_assert(sizeof(struct mvfs_index_rec) == 16, "index record");
  */
 int mvfs_bad_format(const struct mvfs_store *s, __u32 format)
 {
-	return mvfs_err(-EINVAL, "store %s: format %u, this tool reads %u",
-			s->dir, format, MVFS_FORMAT);
+	return mvfs_err(-EINVAL, "store %s: format %u; these tools read %s%s",
+			s->dir, format, "formats 1 and 2",
+			format > MVFS_FORMAT ? " (newer tools made it)" : "");
 }
 
 /**
@@ -63,7 +63,13 @@ int mvfs_corrupt(const struct mvfs_store *s, const char *what, __u64 where)
 
 /* Opening and closing. */
 
-static struct mvfs_store *mvfs_store_alloc(const char *dir)
+/**
+ * mvfs_store_alloc - a store handle for @dir, nothing open yet
+ * @dir: the store directory
+ *
+ * Return: the handle, or NULL without memory.
+ */
+struct mvfs_store *mvfs_store_alloc(const char *dir)
 {
 	struct mvfs_store *s = calloc(1, sizeof(*s));
 
@@ -82,16 +88,19 @@ out_free:
 	return NULL;
 }
 
-static int mvfs_store_lock_dir(struct mvfs_store *s)
+/**
+ * mvfs_store_lock_dir - open the store directory; lock it for a writer
+ * @s: the store
+ *
+ * Return: 0 or -errno.
+ */
+int mvfs_store_lock_dir(struct mvfs_store *s)
 {
 	s->dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (s->dfd < 0 || fstat(s->dfd, &s->dir_st))
 		return mvfs_err(-errno, "store %s: %s", s->dir,
 				strerror(errno));
-	if (s->write && flock(s->dfd, LOCK_EX))
-		return mvfs_err(-errno, "store %s: cannot lock: %s", s->dir,
-				strerror(errno));
-	return 0;
+	return s->write ? mvfs_lock_take(s) : 0;
 }
 
 static int mvfs_open_at(struct mvfs_store *s, const char *name, int *fdp)
@@ -123,7 +132,9 @@ static int mvfs_store_check_files(struct mvfs_store *s)
 		return mvfs_err(-EINVAL, "store %s: %s is not an mvfs pack",
 				s->dir, MVFS_PACK_FILE);
 	if (le32toh(hdr.format) != MVFS_PACK_FORMAT)
-		return mvfs_bad_format(s, le32toh(hdr.format));
+		return mvfs_err(-EINVAL, "store %s: %s format %u; %s %u",
+				s->dir, MVFS_PACK_FILE, le32toh(hdr.format),
+				"these tools read", MVFS_PACK_FORMAT);
 	if (fstat(s->pack_fd, &st) || (__u64)st.st_size < s->pack_len)
 		return mvfs_err(-EIO, "store %s: %s is shorter than committed",
 				s->dir, MVFS_PACK_FILE);
@@ -166,9 +177,14 @@ out_err:
 			strerror(errno));
 }
 
-/*
- * Opening for writing: drop what an interrupted import left past the
- * committed ends of pack and index, and its temporary files.
+/**
+ * mvfs_trim_files - cut pack and index to their committed lengths
+ * @s: a store open for writing
+ *
+ * Opening for writing drops what an interrupted change left past the
+ * committed ends of pack and index, its objects and its temporary files.
+ *
+ * Return: 0 or -errno (no message).
  */
 int mvfs_trim_files(struct mvfs_store *s)
 {
@@ -183,6 +199,7 @@ static int mvfs_store_trim(struct mvfs_store *s)
 	if (mvfs_trim_files(s))
 		return mvfs_err(-errno, "store %s: cannot trim: %s", s->dir,
 				strerror(errno));
+	mvfs_object_trim(s);
 	return mvfs_remove_tmp(s);
 }
 
@@ -263,55 +280,4 @@ void mvfs_store_close(struct mvfs_store *s)
 	free(s->views);
 	free(s->dir);
 	free(s);
-}
-
-static int mvfs_init_files(struct mvfs_store *s)
-{
-	struct mvfs_pack_hdr hdr = {
-		.magic = htole32(MVFS_PACK_MAGIC),
-		.format = htole32(MVFS_PACK_FORMAT),
-	};
-	int err = 0;
-
-	if (!faccessat(s->dfd, MVFS_STATE_FILE, F_OK, AT_SYMLINK_NOFOLLOW))
-		return mvfs_err(-EEXIST, "store %s: already a store (%s)",
-				s->dir, MVFS_STATE_FILE);
-	if (mkdirat(s->dfd, MVFS_OBJECTS_DIR, 0755) && errno != EEXIST)
-		err = -errno;
-	if (!err)
-		err = mvfs_write_new(s->dfd, MVFS_PACK_FILE, &hdr, sizeof(hdr));
-	if (!err)
-		err = mvfs_write_new(s->dfd, MVFS_INDEX_FILE, NULL, 0);
-	if (err)
-		return mvfs_err(err, "store %s: %s", s->dir, strerror(-err));
-	s->pack_len = sizeof(hdr);
-	s->next_object = 1;
-	s->index_len = 0;
-	return mvfs_state_write(s);
-}
-
-/**
- * mvfs_store_init - make an empty store in @dir
- * @dir: the store directory; made (one level) if missing
- *
- * Return: 0; -EEXIST when @dir holds a store already; -errno.
- */
-int mvfs_store_init(const char *dir)
-{
-	struct mvfs_store *s;
-	int err;
-
-	s = mvfs_store_alloc(dir);
-	if (!s)
-		return mvfs_err(-ENOMEM, "out of memory");
-	s->write = true;
-	umask(022);
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		err = mvfs_err(-errno, "store %s: %s", dir, strerror(errno));
-	else
-		err = mvfs_store_lock_dir(s);
-	if (!err)
-		err = mvfs_init_files(s);
-	mvfs_store_close(s);
-	return err;
 }

@@ -60,6 +60,8 @@ bool mvfs_name_valid(const char *name);
 int mvfs_name_check(const char *kind, const char *name);
 
 int mvfs_store_init(const char *dir);
+int mvfs_store_upgrade(struct mvfs_store *s, unsigned int *was);
+void mvfs_store_set_wait(unsigned int seconds);
 int mvfs_store_open(const char *dir, bool write, struct mvfs_store **sp);
 void mvfs_store_close(struct mvfs_store *s);
 

@@ -6,7 +6,8 @@
  *
  *   atomic.c   whole reads and writes, new files made O_EXCL, the
  *              write-new-then-rename commit of a file
- *   store.c    opening (checks, lock, trimming), closing, mvfs init
+ *   store.c    opening (checks, trimming), closing, mvfs init, upgrade
+ *   lock.c     the writers' lock, and who holds it
  *   lock.c     the store's writer lock and who holds it
  *   state.c    reading, checking and writing the state file; names
  *   index.c    the index of content hashes, for dedup
@@ -30,8 +31,12 @@
 #include "mvfs_format.h"
 #include "store.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define MVFS_IO_BUF		(1024 * 1024)	/* bytes per read */
 #define MVFS_TMP_PREFIX		"tmp."
+#define MVFS_LOCK_FILE		"lock"	/* who holds the writer lock */
+#define MVFS_LOCK_WAIT		60	/* seconds, by default */
 
 /* The index in memory: content hash to object or tree, for dedup. */
 struct mvfs_index_ent {
@@ -57,6 +62,7 @@ struct mvfs_store {
 	struct stat		dir_st;
 
 	/* The committed state, as the state file has it. */
+	__u32			format;		/* 1 or 2: views/ */
 	__u64			pack_len;
 	__u64			next_object;
 	__u64			index_len;
@@ -81,8 +87,15 @@ int mvfs_pread(int fd, void *buf, size_t len, __u64 off);
 int mvfs_pwrite(int fd, const void *buf, size_t len, __u64 off);
 ssize_t mvfs_pread_upto(int fd, void *buf, size_t len, __u64 off);
 int mvfs_write_new(int dfd, const char *name, const void *buf, size_t len);
+bool mvfs_fault(const char *point);
+int mvfs_remove_tree(int dfd, const char *name);
+
+/* lock.c */
+int mvfs_lock_take(struct mvfs_store *s);
 
 /* store.c */
+struct mvfs_store *mvfs_store_alloc(const char *dir);
+int mvfs_store_lock_dir(struct mvfs_store *s);
 int mvfs_bad_format(const struct mvfs_store *s, __u32 format);
 int mvfs_corrupt(const struct mvfs_store *s, const char *what, __u64 where);
 int mvfs_trim_files(struct mvfs_store *s);
@@ -105,6 +118,11 @@ int mvfs_index_flush(struct mvfs_store *s, __u64 *len);
 
 /* object.c */
 __u64 mvfs_object_next(__u64 bound);
+void mvfs_object_trim(struct mvfs_store *s);
+
+/* view.c */
+int mvfs_view_area_make(struct mvfs_store *s, const char *tag);
+int mvfs_views_dir_make(struct mvfs_store *s);
 
 /* pack.c */
 int mvfs_pack_read(struct mvfs_store *s, void *buf, size_t len, __u64 off);

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * view.c: views: their records in the state.
+ * view.c: views: their records in the state, and their private areas
+ * (format 2: views/TAG/upper and views/TAG/work, root's, mode 0700).
  */
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "err.h"
 #include "store_int.h"
 
@@ -101,23 +105,98 @@ static int mvfs_view_check(const struct mvfs_store *s,
 	return mvfs_err(-EINVAL, "bad selection %d", vi->select);
 }
 
+/* Private areas, format 2: views/TAG/{upper,work}, root's alone. */
+
+#define MVFS_AREA_PATH	(sizeof(MVFS_VIEWS_DIR) + MVFS_NAME_MAX + 8)
+
+/* mkdir PATH in the store, 0700, owned by root; an existing one is kept. */
+static int mvfs_mkdir_private(struct mvfs_store *s, const char *path)
+{
+	int err = 0;
+
+	if (mkdirat(s->dfd, path, 0700) && errno != EEXIST)
+		err = -errno;
+	if (!err && (fchownat(s->dfd, path, 0, 0, AT_SYMLINK_NOFOLLOW) ||
+		     fchmodat(s->dfd, path, 0700, 0)))
+		err = -errno;
+	if (err)
+		return mvfs_err(err, "store %s: %s: %s", s->dir, path,
+				strerror(-err));
+	return 0;
+}
+
 /**
- * mvfs_store_add_view - make a view
+ * mvfs_views_dir_make - make views/ if it is missing
  * @s: a store open for writing
- * @vi: the view; its tag must be new, and the revision or label it
- *	selects must exist
  *
- * Return: 0; -EINVAL for a bad tag or mode; -EEXIST when the tag is taken;
- * -ENOENT for no such revision or label; -errno.
+ * Return: 0 or -errno.
  */
-int mvfs_store_add_view(struct mvfs_store *s, const struct mvfs_view_info *vi)
+int mvfs_views_dir_make(struct mvfs_store *s)
+{
+	if (mkdirat(s->dfd, MVFS_VIEWS_DIR, 0755) && errno != EEXIST)
+		return mvfs_err(-errno, "store %s: %s: %s", s->dir,
+				MVFS_VIEWS_DIR, strerror(errno));
+	return 0;
+}
+
+/**
+ * mvfs_view_area_make - make what is missing of view @tag's private area
+ * @s: a store open for writing
+ * @tag: a valid tag
+ *
+ * Return: 0 or -errno.
+ */
+int mvfs_view_area_make(struct mvfs_store *s, const char *tag)
+{
+	static const char * const parts[] = {
+		"", "/" MVFS_UPPER_DIR, "/" MVFS_WORK_DIR,
+	};
+	char path[MVFS_AREA_PATH];
+	unsigned int i;
+	int err;
+
+	err = mvfs_views_dir_make(s);
+	for (i = 0; !err && i < ARRAY_SIZE(parts); i++) {
+		snprintf(path, sizeof(path), "%s/%s%s", MVFS_VIEWS_DIR, tag,
+			 parts[i]);
+		err = mvfs_mkdir_private(s, path);
+	}
+	return err;
+}
+
+/* Remove view TAG's area, all of it; a failure is only a warning. */
+static void mvfs_view_area_remove(struct mvfs_store *s, const char *tag)
+{
+	char path[MVFS_AREA_PATH];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s", MVFS_VIEWS_DIR, tag);
+	err = mvfs_remove_tree(s->dfd, path);
+	if (err)
+		fprintf(stderr, "mvfs: warning: store %s: %s: %s %s\n",
+			s->dir, path, strerror(-err),
+			"(it belongs to no view: mvfs fsck --repair removes it)");
+}
+
+/* A new area for view TAG: what an old view of that tag left goes. */
+static int mvfs_view_area_new(struct mvfs_store *s, const char *tag)
+{
+	int err;
+
+	mvfs_view_area_remove(s, tag);
+	err = mvfs_view_area_make(s, tag);
+	if (!err && syncfs(s->dfd))
+		err = mvfs_err(-errno, "store %s: sync: %s", s->dir,
+			       strerror(errno));
+	return err;
+}
+
+/* Commit a new view record. */
+static int mvfs_view_add(struct mvfs_store *s, const struct mvfs_view_info *vi)
 {
 	struct mvfs_view_disk *views, *v;
 	int err;
 
-	err = mvfs_view_check(s, vi);
-	if (err)
-		return err;
 	views = realloc(s->views, (s->nviews + 1) * sizeof(*views));
 	if (!views)
 		return mvfs_err(-ENOMEM, "out of memory");
@@ -141,9 +220,41 @@ int mvfs_store_add_view(struct mvfs_store *s, const struct mvfs_view_info *vi)
 }
 
 /**
- * mvfs_store_remove_view - remove a view
+ * mvfs_store_add_view - make a view, and its private area (format 2)
+ * @s: a store open for writing
+ * @vi: the view; its tag must be new, and the revision or label it
+ *	selects must exist
+ *
+ * The area is made, and made durable, before the view's record is
+ * committed: a crash leaves an area of no view, which the next mkview of
+ * that tag replaces and mvfs fsck --repair removes.
+ *
+ * Return: 0; -EINVAL for a bad tag or mode; -EEXIST when the tag is taken;
+ * -ENOENT for no such revision or label; -errno.
+ */
+int mvfs_store_add_view(struct mvfs_store *s, const struct mvfs_view_info *vi)
+{
+	int err;
+
+	err = mvfs_view_check(s, vi);
+	if (err || s->format < 2)
+		return err ? err : mvfs_view_add(s, vi);
+	err = mvfs_view_area_new(s, vi->tag);
+	if (!err)
+		err = mvfs_view_add(s, vi);
+	if (err)
+		mvfs_view_area_remove(s, vi->tag);
+	return err;
+}
+
+/**
+ * mvfs_store_remove_view - remove a view and its private area
  * @s: a store open for writing
  * @tag: the view's tag
+ *
+ * The record goes first: once it is committed the area belongs to no
+ * view, and an area that cannot be removed is only garbage (a warning;
+ * mvfs fsck --repair removes it).
  *
  * Return: 0; -ENOENT when there is no such view; -errno.
  */
@@ -164,6 +275,9 @@ int mvfs_store_remove_view(struct mvfs_store *s, const char *tag)
 		memmove(&s->views[i + 1], &s->views[i], after);
 		s->views[i] = gone;
 		s->nviews++;
+		return err;
 	}
-	return err;
+	if (s->format >= 2)
+		mvfs_view_area_remove(s, tag);
+	return 0;
 }
