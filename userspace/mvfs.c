@@ -570,6 +570,39 @@ static int mvfs_cmd_upgrade(struct mvfs_ctx *c, int argc, char **argv)
 	return mvfs_changed(c);
 }
 
+static int mvfs_cmd_fsck(struct mvfs_ctx *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "repair", no_argument, NULL, 'r' },
+		{ "full", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	unsigned int flags = 0, problems, left;
+	int opt, err;
+
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (opt == 'r')
+			flags |= MVFS_FSCK_REPAIR;
+		else if (opt == 'f')
+			flags |= MVFS_FSCK_FULL;
+		else
+			return mvfs_opt_common(c, opt, argv);
+	}
+	err = mvfs_operands(c, argc, 0, 0);
+	if (err >= 0)
+		return err;
+	err = mvfs_store_fsck(c->store, flags, &problems, &left);
+	if (err)
+		return mvfs_fail(c, err);
+	if (problems)
+		fprintf(stderr, "mvfs: fsck: %u problems, %u repaired\n",
+			problems, problems - left);
+	if (problems != left)
+		mvfs_changed(c);
+	return left ? MVFS_EXIT_FAIL : 0;
+}
+
 static int mvfs_cmd_startview(struct mvfs_ctx *c, int argc, char **argv)
 {
 	int err;
@@ -625,6 +658,14 @@ static const struct mvfs_cmd mvfs_cmds[] = {
 	  "Make a format 1 store format 2 (private areas of views)",
 	  "  Makes views/ and each view's area, then commits the new format;\n"
 	  "  until then the store stays format 1.  Safe to run again.\n" },
+	{ "fsck", mvfs_cmd_fsck, "[--repair] [--full]",
+	  "Check the store against every rule of its format",
+	  "  Prints each problem on a line; exit status 1 if any is left.\n"
+	  "  --repair  remove garbage (bytes past the committed ends,\n"
+	  "            leftover temporary files, objects no revision\n"
+	  "            refers to, areas of no view) and make missing view\n"
+	  "            areas; committed history is never removed\n"
+	  "  --full    also check every object's and tree's content hash\n" },
 	{ "import", mvfs_cmd_import, "DIR -m MSG",
 	  "Store the tree under DIR as the next revision; print its number",
 	  "  -m, --message MSG  what the revision is (required)\n"
