@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "err.h"
 #include "store_int.h"
 
@@ -109,13 +110,22 @@ static int mvfs_view_check(const struct mvfs_store *s,
 
 #define MVFS_AREA_PATH	(sizeof(MVFS_VIEWS_DIR) + MVFS_NAME_MAX + 8)
 
-/* mkdir PATH in the store, 0700, owned by root; an existing one is kept. */
+/*
+ * mkdir PATH in the store, 0700, owned by root; an existing directory is
+ * kept.  Anything else of that name (a symlink above all: chmod would
+ * follow it) is refused.
+ */
 static int mvfs_mkdir_private(struct mvfs_store *s, const char *path)
 {
+	struct stat st;
 	int err = 0;
 
 	if (mkdirat(s->dfd, path, 0700) && errno != EEXIST)
 		err = -errno;
+	if (!err && fstatat(s->dfd, path, &st, AT_SYMLINK_NOFOLLOW))
+		err = -errno;
+	if (!err && !S_ISDIR(st.st_mode))
+		err = -ENOTDIR;
 	if (!err && (fchownat(s->dfd, path, 0, 0, AT_SYMLINK_NOFOLLOW) ||
 		     fchmodat(s->dfd, path, 0700, 0)))
 		err = -errno;
