@@ -5,7 +5,10 @@
  * shows.  Everything about the store goes through lib/store.h; after each
  * change the mount is told to read the store again (lib/reload.h).
  *
- * Exit status: 0 done, 1 failed (nothing changed), 2 bad usage.
+ * Exit status: 0 done, 1 failed (nothing changed), 2 bad usage.  A change
+ * that is committed but whose durability could not be made sure (the
+ * fsync of the store directory failed) exits 0 with a warning: the change
+ * is what every reader sees.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -142,9 +145,22 @@ static int mvfs_cmd_init(struct mvfs_ctx *c, int argc, char **argv)
 	return mvfs_changed(c);
 }
 
+/* Say once what the imported tree had that the revision does not keep. */
+static void mvfs_warn_dropped(unsigned int dropped)
+{
+	if (!dropped)
+		return;
+	fprintf(stderr, "mvfs: import: warning: not kept:%s%s%s %s\n",
+		dropped & MVFS_DROPPED_XATTR ? " extended attributes" : "",
+		dropped & MVFS_DROPPED_CAPS ? " (file capabilities too)" : "",
+		dropped & MVFS_DROPPED_SPARSE ? " holes of sparse files" : "",
+		"(a revision keeps mode, owner, size, mtime, content and symlink targets)");
+}
+
 static int mvfs_do_import(struct mvfs_ctx *c, const char *dir,
 			  const char *msg)
 {
+	unsigned int dropped = 0;
 	struct mvfs_store *s;
 	__u64 rev;
 	int err;
@@ -152,10 +168,11 @@ static int mvfs_do_import(struct mvfs_ctx *c, const char *dir,
 	err = mvfs_store_open(c->store, true, &s);
 	if (err)
 		return mvfs_fail(c, err);
-	err = mvfs_import(s, dir, msg, &rev);
+	err = mvfs_import(s, dir, msg, &rev, &dropped);
 	mvfs_store_close(s);
 	if (err)
 		return mvfs_fail(c, err);
+	mvfs_warn_dropped(dropped);
 	printf("revision %llu\n", rev);
 	return mvfs_changed(c);
 }
@@ -529,6 +546,63 @@ static int mvfs_cmd_log(struct mvfs_ctx *c, int argc, char **argv)
 	return err;
 }
 
+static int mvfs_cmd_upgrade(struct mvfs_ctx *c, int argc, char **argv)
+{
+	struct mvfs_store *s;
+	unsigned int was;
+	int err;
+
+	err = mvfs_opts_none(c, argc, argv, 0, 0);
+	if (err >= 0)
+		return err;
+	err = mvfs_open_rw(c, &s);
+	if (err)
+		return err;
+	err = mvfs_store_upgrade(s, &was);
+	mvfs_store_close(s);
+	if (err)
+		return mvfs_fail(c, err);
+	if (was == MVFS_FORMAT)
+		printf("store %s: format %u already\n", c->store, was);
+	else
+		printf("store %s: format %u, was %u\n", c->store, MVFS_FORMAT,
+		       was);
+	return mvfs_changed(c);
+}
+
+static int mvfs_cmd_fsck(struct mvfs_ctx *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "repair", no_argument, NULL, 'r' },
+		{ "full", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	unsigned int flags = 0, problems, left;
+	int opt, err;
+
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (opt == 'r')
+			flags |= MVFS_FSCK_REPAIR;
+		else if (opt == 'f')
+			flags |= MVFS_FSCK_FULL;
+		else
+			return mvfs_opt_common(c, opt, argv);
+	}
+	err = mvfs_operands(c, argc, 0, 0);
+	if (err >= 0)
+		return err;
+	err = mvfs_store_fsck(c->store, flags, &problems, &left);
+	if (err)
+		return mvfs_fail(c, err);
+	if (problems)
+		fprintf(stderr, "mvfs: fsck: %u problems, %u repaired\n",
+			problems, problems - left);
+	if (problems != left)
+		mvfs_changed(c);
+	return left ? MVFS_EXIT_FAIL : 0;
+}
+
 static int mvfs_cmd_startview(struct mvfs_ctx *c, int argc, char **argv)
 {
 	int err;
@@ -580,9 +654,26 @@ static int mvfs_cmd_pwv(struct mvfs_ctx *c, int argc, char **argv)
 static const struct mvfs_cmd mvfs_cmds[] = {
 	{ "init", mvfs_cmd_init, "",
 	  "Make an empty store in the store directory", "" },
+	{ "upgrade", mvfs_cmd_upgrade, "",
+	  "Make a format 1 store format 2 (private areas of views)",
+	  "  Makes views/ and each view's area, then commits the new format;\n"
+	  "  until then the store stays format 1.  Safe to run again.\n" },
+	{ "fsck", mvfs_cmd_fsck, "[--repair] [--full]",
+	  "Check the store against every rule of its format",
+	  "  Prints each problem on a line; exit status 1 if any is left.\n"
+	  "  --repair  remove garbage (bytes past the committed ends,\n"
+	  "            leftover temporary files, objects no revision\n"
+	  "            refers to, areas of no view) and make missing view\n"
+	  "            areas; committed history is never removed\n"
+	  "  --full    also check every object's and tree's content hash\n" },
 	{ "import", mvfs_cmd_import, "DIR -m MSG",
 	  "Store the tree under DIR as the next revision; print its number",
-	  "  -m, --message MSG  what the revision is (required)\n" },
+	  "  -m, --message MSG  what the revision is (required)\n"
+	  "  A revision keeps names, types, mode (all 12 bits), owner, size,\n"
+	  "  mtime, content and symlink targets.  Not kept: atime, ctime,\n"
+	  "  hard links (each name is stored alone), extended attributes\n"
+	  "  (ACLs, file capabilities) and holes; a warning says when the\n"
+	  "  last two were present.\n" },
 	{ "mkview", mvfs_cmd_mkview,
 	  "TAG [--rev N | --label L | --latest] [--mode OCTAL] [--owner U:G]",
 	  "Make view TAG, shown at /view/TAG",
@@ -622,7 +713,7 @@ static void mvfs_main_usage(FILE *f)
 	const struct mvfs_cmd *cmd;
 
 	fprintf(f, "%s\n\nCommands:\n",
-		"usage: mvfs [--store DIR] [--view-root DIR] COMMAND [ARGS]");
+		"usage: mvfs [--store DIR] [--view-root DIR] [--wait S] COMMAND [ARGS]");
 	for (cmd = mvfs_cmds; cmd->name; cmd++)
 		fprintf(f, "  %s%s%s\n      %s\n", cmd->name,
 			*cmd->args ? " " : "", cmd->args, cmd->what);
@@ -631,6 +722,8 @@ static void mvfs_main_usage(FILE *f)
 		"                   (default: $MVFS_STORE_DIR, or %s)\n"
 		"  --view-root DIR  where mvfs is mounted, told of changes\n"
 		"                   (default: $MVFS_VIEW_ROOT, or %s)\n"
+		"  --wait SECONDS   how long to wait for another command that\n"
+		"                   changes the store (default 60)\n"
 		"\"mvfs COMMAND --help\" describes a command.\n",
 		MVFS_STORE_DEFAULT, MVFS_VIEW_ROOT_DEFAULT);
 }
@@ -642,12 +735,31 @@ static const char *mvfs_env(const char *name, const char *def)
 	return v && *v ? v : def;
 }
 
+/* --wait SECONDS; 0, or -1 after saying why it is bad usage. */
+static int mvfs_parse_wait(const char *arg)
+{
+	unsigned long secs;
+	char *end;
+
+	errno = 0;
+	secs = strtoul(arg, &end, 10);
+	if (*arg < '0' || *arg > '9' || *end || errno || secs > 86400) {
+		fprintf(stderr, "mvfs: bad --wait: %s (seconds, 0 to 86400)\n",
+			arg);
+		mvfs_main_usage(stderr);
+		return -1;
+	}
+	mvfs_store_set_wait(secs);
+	return 0;
+}
+
 /* The options before the command; -1 to go on, or an exit status. */
 static int mvfs_main_opts(struct mvfs_ctx *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "store", required_argument, NULL, 's' },
 		{ "view-root", required_argument, NULL, 'v' },
+		{ "wait", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -660,6 +772,10 @@ static int mvfs_main_opts(struct mvfs_ctx *c, int argc, char **argv)
 			break;
 		case 'v':
 			c->view_root = optarg;
+			break;
+		case 'w':
+			if (mvfs_parse_wait(optarg))
+				return MVFS_EXIT_USAGE;
 			break;
 		case 'h':
 			mvfs_main_usage(stdout);

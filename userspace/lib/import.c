@@ -21,11 +21,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include "err.h"
 #include "import.h"
 
 struct mvfs_walk {
 	struct mvfs_store	*s;
+	unsigned int		dropped;	/* MVFS_DROPPED_* */
 	char			*path;	/* of the element at hand */
 	size_t			len;
 	size_t			cap;
@@ -238,6 +240,27 @@ static void mvfs_entry_from_stat(struct mvfs_entry_info *e,
 	e->ref = 0;
 }
 
+#define MVFS_CAP_XATTR	"security.capability"
+
+/* Note what a revision cannot keep of file FD (ST) or directory FD (NULL). */
+static void mvfs_note_dropped(struct mvfs_walk *w, int fd,
+			      const struct stat *st)
+{
+	char names[4096];
+	ssize_t n, i;
+
+	if (st && st->st_blocks * 512 < st->st_size)
+		w->dropped |= MVFS_DROPPED_SPARSE;
+	n = flistxattr(fd, names, sizeof(names));
+	if (n < 0 && errno == ERANGE)
+		w->dropped |= MVFS_DROPPED_XATTR;
+	for (i = 0; n > 0 && i < n; i += strlen(names + i) + 1) {
+		w->dropped |= MVFS_DROPPED_XATTR;
+		if (!strcmp(names + i, MVFS_CAP_XATTR))
+			w->dropped |= MVFS_DROPPED_CAPS;
+	}
+}
+
 static int mvfs_put_file(struct mvfs_walk *w, int dfd, const char *name,
 			 struct mvfs_entry_info *e)
 {
@@ -255,6 +278,7 @@ static int mvfs_put_file(struct mvfs_walk *w, int dfd, const char *name,
 	else
 		err = 0;
 	if (!err) {
+		mvfs_note_dropped(w, fd, &st);
 		mvfs_entry_from_stat(e, &st);
 		e->size = st.st_size;
 		err = mvfs_store_put_file(w->s, fd, e->size, &e->ref);
@@ -330,6 +354,7 @@ static int mvfs_put_dir(struct mvfs_walk *w, int dfd,
 	err = mvfs_names_read(w, dfd, &nm);
 	if (err)
 		return err;
+	mvfs_note_dropped(w, dfd, NULL);
 	ents = calloc(nm.n ? nm.n : 1, sizeof(*ents));
 	err = ents ? 0 : mvfs_err(-ENOMEM, "out of memory");
 	for (i = 0; !err && i < nm.n; i++) {
@@ -383,6 +408,8 @@ static int mvfs_import_tree(struct mvfs_walk *w, int fd, const char *msg,
  * @dir: the top directory of the tree
  * @msg: the revision's message
  * @rev: set to the new revision's number
+ * @dropped: set to what the tree had that the revision does not keep,
+ *	MVFS_DROPPED_* (atime and ctime are never kept, and not counted)
  *
  * Return: 0; -EINVAL when the tree holds something that cannot be stored
  * (a device, a fifo, a socket, the store itself); -ENAMETOOLONG for a name
@@ -390,7 +417,7 @@ static int mvfs_import_tree(struct mvfs_walk *w, int fd, const char *msg,
  * failure, the store is as it was.
  */
 int mvfs_import(struct mvfs_store *s, const char *dir, const char *msg,
-		__u64 *rev)
+		__u64 *rev, unsigned int *dropped)
 {
 	struct mvfs_walk w = { .s = s };
 	int fd, err;
@@ -410,6 +437,7 @@ int mvfs_import(struct mvfs_store *s, const char *dir, const char *msg,
 		err = mvfs_import_tree(&w, fd, msg, rev);
 		close(fd);
 	}
+	*dropped = w.dropped;
 	free(w.path);
 	return err;
 }

@@ -60,6 +60,13 @@ bool mvfs_name_valid(const char *name);
 int mvfs_name_check(const char *kind, const char *name);
 
 int mvfs_store_init(const char *dir);
+int mvfs_store_upgrade(struct mvfs_store *s, unsigned int *was);
+void mvfs_store_set_wait(unsigned int seconds);
+
+#define MVFS_FSCK_REPAIR	0x1	/* remove garbage and orphans */
+#define MVFS_FSCK_FULL		0x2	/* also hash every object */
+int mvfs_store_fsck(const char *dir, unsigned int flags,
+		    unsigned int *problems, unsigned int *left);
 int mvfs_store_open(const char *dir, bool write, struct mvfs_store **sp);
 void mvfs_store_close(struct mvfs_store *s);
 

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * atomic.c: whole reads and writes, and files made new.
+ *
+ * Store files change only by being made anew: a new file is created with
+ * O_EXCL under a temporary name, written, synced, then renamed over the
+ * old one, as git's tempfile.c and lockfile.c do.  Also the test faults
+ * and the removal of a directory tree (a view's private area).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "err.h"
+#include "store_int.h"
+
+/* Low-level I/O: whole buffers or an error. */
+
+/**
+ * mvfs_pread - read exactly @len bytes at @off
+ * @fd: the file
+ * @buf: where to put them
+ * @len: how many
+ * @off: where
+ *
+ * Return: 0, -ENODATA at the end of the file, or -errno (no message).
+ */
+int mvfs_pread(int fd, void *buf, size_t len, __u64 off)
+{
+	ssize_t n;
+
+	while (len) {
+		n = pread(fd, buf, len, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENODATA;
+		buf = (char *)buf + n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+/**
+ * mvfs_pwrite - write all of @buf at @off
+ * @fd: the file
+ * @buf: the bytes
+ * @len: how many
+ * @off: where
+ *
+ * Return: 0 or -errno (no message).
+ */
+int mvfs_pwrite(int fd, const void *buf, size_t len, __u64 off)
+{
+	ssize_t n;
+
+	while (len) {
+		n = pwrite(fd, buf, len, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf = (const char *)buf + n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+/* Read up to LEN bytes at OFF; stops short only at the end of the file. */
+ssize_t mvfs_pread_upto(int fd, void *buf, size_t len, __u64 off)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = pread(fd, (char *)buf + done, len - done, off + done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+/**
+ * mvfs_write_new - make file @name anew, write it whole and fsync it
+ * @dfd: the directory
+ * @name: the file; whatever had that name is unlinked first
+ * @buf: its content
+ * @len: its length
+ *
+ * As git's tempfile.c: the old name is unlinked and the file created with
+ * O_EXCL, so that a leftover of any type (a symlink to another file, a
+ * fifo) is never opened and written through.
+ *
+ * Return: 0 or -errno (no message).
+ */
+int mvfs_write_new(int dfd, const char *name, const void *buf, size_t len)
+{
+	int fd, err;
+
+	if (unlinkat(dfd, name, 0) && errno != ENOENT)
+		return -errno;
+	fd = openat(dfd, name,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	err = mvfs_fault("state-write") ? -ENOSPC : 0;
+	if (!err)
+		err = mvfs_pwrite(fd, buf, len, 0);
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (err)
+		unlinkat(dfd, name, 0);
+	return err;
+}
+
+/**
+ * mvfs_fault - is the test fault @point asked for
+ * @point: its name
+ *
+ * Tests make failures that a real disk gives rarely (ENOSPC, EIO of a
+ * directory's fsync, a crash between two steps) by naming them in the
+ * environment, as git's GIT_TEST_* variables do:
+ * MVFS_TEST_FAULT=state-write,dir-sync.  The points:
+ *   state-write         writing a new file fails with ENOSPC
+ *   dir-sync            the fsync of the store directory fails with EIO
+ *   crash-before-state  a revision's commit exits before its state is
+ *                       written, as a crash would
+ *   hold-lock           a writer holds the store's lock 3 s longer
+ *
+ * Return: true if it is.
+ */
+bool mvfs_fault(const char *point)
+{
+	const char *env = getenv("MVFS_TEST_FAULT"), *p;
+	size_t len = strlen(point);
+
+	for (p = env; p && *p; p += strcspn(p, ","), p += !!*p)
+		if (!strncmp(p, point, len) && (!p[len] || p[len] == ','))
+			return true;
+	return false;
+}
+
+/* Remove the entries of directory FD, recursively; -errno. */
+static int mvfs_remove_entries(int fd)
+{
+	struct dirent *de;
+	int err = 0, e;
+	DIR *d;
+
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		e = mvfs_remove_tree(dirfd(d), de->d_name);
+		if (e && !err)
+			err = e;
+	}
+	closedir(d);
+	return err;
+}
+
+/**
+ * mvfs_remove_tree - remove @name and, if it is a directory, all it holds
+ * @dfd: the directory it is in
+ * @name: what to remove; symlinks are removed, never followed
+ *
+ * Return: 0 (also when @name does not exist) or the first -errno.
+ */
+int mvfs_remove_tree(int dfd, const char *name)
+{
+	int fd, err;
+
+	if (!unlinkat(dfd, name, 0) || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -errno;
+	fd = openat(dfd, name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = mvfs_remove_entries(fd);
+	if (unlinkat(dfd, name, AT_REMOVEDIR) && !err)
+		err = -errno;
+	return err;
+}

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * state.c: the state file: reading and checking it, writing it whole,
+ * and the names (view tags, labels) its records hold.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "err.h"
+#include "store_int.h"
+
+/* Names: the rules are the uapi header's, written once. */
+
+/**
+ * mvfs_name_valid - is @name a valid view tag or label name
+ * @name: NUL-terminated
+ *
+ * Return: true for 1..MVFS_NAME_MAX of [A-Za-z0-9._-], not "." or "..".
+ */
+bool mvfs_name_valid(const char *name)
+{
+	return mvfs_tag_valid(name, strlen(name));
+}
+
+/**
+ * mvfs_name_check - check a view tag or label name, saying what is wrong
+ * @kind: what the name is, for the message ("view tag", "label name")
+ * @name: NUL-terminated
+ *
+ * Return: 0, or -EINVAL with a message.
+ */
+int mvfs_name_check(const char *kind, const char *name)
+{
+	if (mvfs_name_valid(name))
+		return 0;
+	return mvfs_err(-EINVAL, "bad %s \"%s\": %s", kind, name,
+			"1 to 64 of A-Z a-z 0-9 . _ -, not . or ..");
+}
+
+/**
+ * mvfs_entry_name_valid - may @name be the name of an entry in a tree
+ * @name: the name, not necessarily NUL-terminated
+ * @len: its length in bytes
+ *
+ * Return: true for 1..MVFS_ENTRY_NAME_MAX bytes without '/' or NUL, not
+ * "." or "..".
+ */
+bool mvfs_entry_name_valid(const char *name, size_t len)
+{
+	return mvfs_entry_name_ok(name, len);
+}
+
+/* A NUL-padded name field of the state file, checked. */
+bool mvfs_name_field_get(char *dst, const char *field)
+{
+	size_t len = strnlen(field, MVFS_NAME_FIELD);
+
+	if (len > MVFS_NAME_MAX)
+		return false;
+	memcpy(dst, field, len);
+	dst[len] = '\0';
+	return mvfs_name_valid(dst);
+}
+
+/**
+ * mvfs_name_field_set - fill a NUL-padded name field of the state
+ * @field: MVFS_NAME_FIELD bytes
+ * @name: a valid name
+ */
+void mvfs_name_field_set(char *field, const char *name)
+{
+	memset(field, 0, MVFS_NAME_FIELD);
+	memcpy(field, name, strnlen(name, MVFS_NAME_MAX));
+}
+
+/* The state file. */
+
+/* The header's magic, format, size and checksum; 0 or -EINVAL/-EIO. */
+static int mvfs_state_check_hdr(struct mvfs_store *s, void *buf, size_t size)
+{
+	struct mvfs_state_hdr *h = buf;
+	__u64 sum = le64toh(h->checksum);
+
+	if (size < sizeof(*h) || le32toh(h->magic) != MVFS_STATE_MAGIC)
+		return mvfs_err(-EINVAL, "store %s: not an mvfs state file",
+				s->dir);
+	if (le32toh(h->format) < MVFS_FORMAT_MIN ||
+	    le32toh(h->format) > MVFS_FORMAT)
+		return mvfs_bad_format(s, le32toh(h->format));
+	if (le64toh(h->size) != size)
+		return mvfs_err(-EIO, "store %s: state size %llu, file has %zu",
+				s->dir, (__u64)le64toh(h->size), size);
+	h->checksum = 0;
+	if (mvfs_fnv64(MVFS_FNV64_INIT, buf, size) != sum)
+		return mvfs_err(-EIO, "store %s: state checksum mismatch",
+				s->dir);
+	h->checksum = htole64(sum);
+	if (mvfs_state_size(le32toh(h->nrevs), le32toh(h->nlabels),
+			    le32toh(h->nviews)) != size)
+		return mvfs_err(-EIO, "store %s: state counts and size differ",
+				s->dir);
+	return 0;
+}
+
+/**
+ * mvfs_state_check_revs - check the revision records of the state
+ * @s: the store, its state read
+ *
+ * Return: 0, or -EIO with a message.
+ */
+int mvfs_state_check_revs(struct mvfs_store *s)
+{
+	struct mvfs_entry_info root;
+	__u64 msg_end;
+	__u32 i;
+
+	for (i = 0; i < s->nrevs; i++) {
+		mvfs_entry_decode(&s->revs[i].root, &root);
+		msg_end = le64toh(s->revs[i].msg_off) +
+			  le32toh(s->revs[i].msg_len);
+		if (!S_ISDIR(root.mode) ||
+		    root.ref < sizeof(struct mvfs_pack_hdr) ||
+		    root.ref + sizeof(struct mvfs_tree_hdr) > s->pack_len ||
+		    msg_end > s->pack_len)
+			return mvfs_corrupt(s, "revision", i + 1);
+	}
+	return 0;
+}
+
+/**
+ * mvfs_state_check_names - check the label and view records of the state
+ * @s: the store, its state read
+ *
+ * Return: 0, or -EIO with a message.
+ */
+int mvfs_state_check_names(struct mvfs_store *s)
+{
+	char name[MVFS_NAME_MAX + 1];
+	__u64 rev;
+	__u32 i, sel;
+
+	for (i = 0; i < s->nlabels; i++) {
+		rev = le64toh(s->labels[i].rev);
+		if (!mvfs_name_field_get(name, s->labels[i].name) ||
+		    !rev || rev > s->nrevs)
+			return mvfs_corrupt(s, "label", i);
+	}
+	for (i = 0; i < s->nviews; i++) {
+		sel = le32toh(s->views[i].select);
+		if (!mvfs_name_field_get(name, s->views[i].tag) ||
+		    le32toh(s->views[i].mode) > 0777 ||
+		    sel < MVFS_SEL_REV || sel > MVFS_SEL_LATEST ||
+		    (sel == MVFS_SEL_REV &&
+		     le64toh(s->views[i].rev) > s->nrevs) ||
+		    (sel == MVFS_SEL_LABEL &&
+		     !mvfs_name_field_get(name, s->views[i].label)))
+			return mvfs_corrupt(s, "view", i);
+	}
+	return 0;
+}
+
+static void *mvfs_dup(const void *src, size_t len)
+{
+	void *p = malloc(len ? len : 1);
+
+	if (p)
+		memcpy(p, src, len);
+	return p;
+}
+
+/* Take the counts and records of a checked state file. */
+static int mvfs_state_parse(struct mvfs_store *s, const void *buf)
+{
+	const struct mvfs_state_hdr *h = buf;
+	const char *p = (const char *)(h + 1);
+	size_t revs, labels, views;
+
+	s->format = le32toh(h->format);
+	s->pack_len = le64toh(h->pack_len);
+	s->next_object = le64toh(h->next_object);
+	s->index_len = le64toh(h->index_len);
+	s->nrevs = le32toh(h->nrevs);
+	s->nlabels = le32toh(h->nlabels);
+	s->nviews = le32toh(h->nviews);
+	if (s->pack_len < sizeof(struct mvfs_pack_hdr) || !s->next_object ||
+	    s->index_len % sizeof(struct mvfs_index_rec))
+		return mvfs_corrupt(s, "state header", 0);
+	revs = (size_t)s->nrevs * sizeof(*s->revs);
+	labels = (size_t)s->nlabels * sizeof(*s->labels);
+	views = (size_t)s->nviews * sizeof(*s->views);
+	s->revs = mvfs_dup(p, revs);
+	s->labels = mvfs_dup(p + revs, labels);
+	s->views = mvfs_dup(p + revs + labels, views);
+	if (!s->revs || !s->labels || !s->views)
+		return mvfs_err(-ENOMEM, "out of memory");
+	return 0;
+}
+
+static int mvfs_state_read_file(struct mvfs_store *s, void **bufp,
+				size_t *sizep)
+{
+	struct stat st;
+	void *buf = NULL;
+	int fd, err;
+
+	fd = openat(s->dfd, MVFS_STATE_FILE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return mvfs_err(-ENOENT, "store %s: %s: run mvfs init",
+				s->dir, "not an mvfs store (no state file)");
+	if (fd < 0)
+		return mvfs_err(-errno, "store %s: %s: %s", s->dir,
+				MVFS_STATE_FILE, strerror(errno));
+	err = fstat(fd, &st) ? -errno : 0;
+	if (!err && (st.st_size < (off_t)sizeof(struct mvfs_state_hdr) ||
+		     (__u64)st.st_size > MVFS_STATE_MAX))
+		err = mvfs_err(-EIO, "store %s: state has a bad size %lld",
+			       s->dir, (long long)st.st_size);
+	if (!err) {
+		buf = malloc(st.st_size);
+		err = buf ? mvfs_pread(fd, buf, st.st_size, 0) : -ENOMEM;
+	}
+	if (err) {
+		free(buf);
+		err = mvfs_err_prefix(err, "store %s: %s", s->dir,
+				      MVFS_STATE_FILE);
+		goto out_close;
+	}
+	*bufp = buf;
+	*sizep = st.st_size;
+out_close:
+	close(fd);
+	return err;
+}
+
+/**
+ * mvfs_state_read - read and check the state file's header and take its records
+ * @s: the store
+ *
+ * Return: 0, -ENOENT for no state, -EINVAL for another format, -EIO.
+ */
+int mvfs_state_read(struct mvfs_store *s)
+{
+	size_t size = 0;
+	void *buf = NULL;
+	int err;
+
+	err = mvfs_state_read_file(s, &buf, &size);
+	if (err)
+		return err;
+	err = mvfs_state_check_hdr(s, buf, size);
+	if (!err)
+		err = mvfs_state_parse(s, buf);
+	free(buf);
+	return err;
+}
+
+/* The state as a file image, checksum included; NULL without memory. */
+static void *mvfs_state_image(const struct mvfs_store *s, size_t size)
+{
+	struct mvfs_state_hdr *h;
+	size_t revs = (size_t)s->nrevs * sizeof(*s->revs);
+	size_t labels = (size_t)s->nlabels * sizeof(*s->labels);
+	char *p;
+
+	h = calloc(1, size);
+	if (!h)
+		return NULL;
+	h->magic = htole32(MVFS_STATE_MAGIC);
+	h->format = htole32(s->format);
+	h->size = htole64(size);
+	h->pack_len = htole64(s->pack_len);
+	h->next_object = htole64(s->next_object);
+	h->index_len = htole64(s->index_len);
+	h->nrevs = htole32(s->nrevs);
+	h->nlabels = htole32(s->nlabels);
+	h->nviews = htole32(s->nviews);
+	p = (char *)(h + 1);
+	memcpy(p, s->revs, revs);
+	memcpy(p + revs, s->labels, labels);
+	memcpy(p + revs + labels, s->views,
+	       (size_t)s->nviews * sizeof(*s->views));
+	h->checksum = htole64(mvfs_fnv64(MVFS_FNV64_INIT, h, size));
+	return h;
+}
+
+/* Warn that a committed change may not survive a crash. */
+static void mvfs_state_not_durable(struct mvfs_store *s, int err)
+{
+	fprintf(stderr,
+		"mvfs: warning: store %s: the change is committed, but %s (%s): it may not survive a crash\n",
+		s->dir, "syncing the store directory failed", strerror(-err));
+}
+
+/**
+ * mvfs_state_write - commit the state in memory
+ * @s: a store open for writing
+ *
+ * Writes state.tmp in full and syncs it, renames it over state, syncs the
+ * directory.  Whatever the state refers to must be on disk already.  A
+ * state larger than MVFS_STATE_MAX is refused: no reader would take it.
+ *
+ * Once the rename is done the change is committed: a failure to sync the
+ * directory after it is only a warning, since saying "nothing changed"
+ * would be false (the new state is what every reader sees now).
+ *
+ * Return: 0 when committed; -EFBIG; -errno when nothing changed.
+ */
+int mvfs_state_write(struct mvfs_store *s)
+{
+	__u64 size = mvfs_state_size(s->nrevs, s->nlabels, s->nviews);
+	void *img;
+	int err;
+
+	if (size > MVFS_STATE_MAX)
+		return mvfs_err(-EFBIG, "store %s: %s would be %llu bytes, %s %llu: refused",
+				s->dir, MVFS_STATE_FILE, size,
+				"over the most a reader takes,", MVFS_STATE_MAX);
+	img = mvfs_state_image(s, size);
+	if (!img)
+		return mvfs_err(-ENOMEM, "out of memory");
+	err = mvfs_write_new(s->dfd, MVFS_STATE_TMP, img, size);
+	free(img);
+	if (!err && renameat(s->dfd, MVFS_STATE_TMP, s->dfd, MVFS_STATE_FILE))
+		err = -errno;
+	if (err) {
+		unlinkat(s->dfd, MVFS_STATE_TMP, 0);
+		return mvfs_err(err, "store %s: cannot write %s: %s", s->dir,
+				MVFS_STATE_FILE, strerror(-err));
+	}
+	err = mvfs_fault("dir-sync") ? -EIO : 0;
+	if (!err && fsync(s->dfd))
+		err = -errno;
+	if (err)
+		mvfs_state_not_durable(s, err);
+	return 0;
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * store_int.h: what the files of the store library share, and nothing
+ * outside lib/ includes.  Together they are all the tools know of the
+ * store's layout (mvfs_format.h, docs/FORMAT.md):
+ *
+ *   atomic.c   whole reads and writes, new files made O_EXCL, the
+ *              write-new-then-rename commit of a file
+ *   store.c    opening (checks, trimming), closing, mvfs init, upgrade
+ *   lock.c     the writers' lock, and who holds it
+ *   lock.c     the store's writer lock and who holds it
+ *   state.c    reading, checking and writing the state file; names
+ *   index.c    the index of content hashes, for dedup
+ *   object.c   objects: numbering, copying in, finding equal content
+ *   pack.c     the pack: appending, trees and their lookup
+ *   rev.c      building and committing revisions, reading them
+ *   label.c    labels
+ *   view.c     views and their private areas
+ *
+ * Calls returning int give 0 or -errno; on failure, err.h holds a message
+ * unless the comment says otherwise.
+ */
+#ifndef MVFS_STORE_INT_H
+#define MVFS_STORE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <linux/types.h>
+#include "mvfs_format.h"
+#include "store.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+#define MVFS_IO_BUF		(1024 * 1024)	/* bytes per read */
+#define MVFS_TMP_PREFIX		"tmp."
+#define MVFS_LOCK_FILE		"lock"	/* who holds the writer lock */
+#define MVFS_LOCK_WAIT		60	/* seconds, by default */
+
+/* The index in memory: content hash to object or tree, for dedup. */
+struct mvfs_index_ent {
+	__u64	hash;
+	__u64	ref;		/* object number, or pack offset | TREE */
+};
+
+struct mvfs_index {
+	struct mvfs_index_ent	*recs;
+	size_t			nrecs;
+	size_t			cap;
+	size_t			first_new;	/* not yet in the index file */
+	__u32			*slots;		/* recs index + 1; 0 empty */
+	size_t			nslots;		/* a power of two */
+};
+
+struct mvfs_store {
+	char			*dir;		/* as given, for messages */
+	int			dfd;		/* the store directory */
+	int			pack_fd;
+	int			index_fd;	/* -1 unless writable */
+	bool			write;
+	struct stat		dir_st;
+
+	/* The committed state, as the state file has it. */
+	__u32			format;		/* 1 or 2: views/ */
+	__u64			pack_len;
+	__u64			next_object;
+	__u64			index_len;
+	__u32			nrevs;
+	__u32			nlabels;
+	__u32			nviews;
+	struct mvfs_rev_disk	*revs;		/* revision N at [N - 1] */
+	struct mvfs_label_disk	*labels;
+	struct mvfs_view_disk	*views;
+
+	/* A revision being built: what lies past the committed ends. */
+	bool			building;
+	__u64			pack_end;
+	__u64			obj_end;	/* above the objects made */
+	struct mvfs_index	index;
+	char			*buf;		/* MVFS_IO_BUF bytes each */
+	char			*buf2;
+};
+
+/* atomic.c */
+int mvfs_pread(int fd, void *buf, size_t len, __u64 off);
+int mvfs_pwrite(int fd, const void *buf, size_t len, __u64 off);
+ssize_t mvfs_pread_upto(int fd, void *buf, size_t len, __u64 off);
+int mvfs_write_new(int dfd, const char *name, const void *buf, size_t len);
+bool mvfs_fault(const char *point);
+int mvfs_remove_tree(int dfd, const char *name);
+
+/* lock.c */
+int mvfs_lock_take(struct mvfs_store *s);
+
+/* store.c */
+struct mvfs_store *mvfs_store_alloc(const char *dir);
+int mvfs_store_lock_dir(struct mvfs_store *s);
+int mvfs_bad_format(const struct mvfs_store *s, __u32 format);
+int mvfs_corrupt(const struct mvfs_store *s, const char *what, __u64 where);
+int mvfs_trim_files(struct mvfs_store *s);
+
+/* state.c */
+bool mvfs_name_field_get(char *dst, const char *field);
+void mvfs_name_field_set(char *field, const char *name);
+int mvfs_state_read(struct mvfs_store *s);
+int mvfs_state_check_revs(struct mvfs_store *s);
+int mvfs_state_check_names(struct mvfs_store *s);
+int mvfs_state_write(struct mvfs_store *s);
+
+/* index.c */
+void mvfs_index_free(struct mvfs_index *ix);
+int mvfs_index_add(struct mvfs_index *ix, __u64 hash, __u64 ref);
+const struct mvfs_index_ent *mvfs_index_next(const struct mvfs_index *ix,
+					     __u64 hash, size_t *pos);
+int mvfs_index_load(struct mvfs_store *s);
+int mvfs_index_flush(struct mvfs_store *s, __u64 *len);
+
+/* object.c */
+__u64 mvfs_object_next(__u64 bound);
+void mvfs_object_trim(struct mvfs_store *s);
+
+/* view.c */
+int mvfs_view_area_make(struct mvfs_store *s, const char *tag);
+int mvfs_views_dir_make(struct mvfs_store *s);
+
+/* pack.c */
+int mvfs_pack_read(struct mvfs_store *s, void *buf, size_t len, __u64 off);
+int mvfs_pack_append(struct mvfs_store *s, const void *buf, size_t len,
+		     __u64 *off);
+void mvfs_entry_decode(const struct mvfs_entry_disk *d,
+		       struct mvfs_entry_info *e);
+void mvfs_entry_encode(const struct mvfs_entry_info *e, __u32 name_off,
+		       __u16 name_len, struct mvfs_entry_disk *d);
+
+/* rev.c */
+int mvfs_check_rev(const struct mvfs_store *s, __u64 rev);
+
+#endif /* MVFS_STORE_INT_H */
