@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * difftest [-s SEED] [-n OPS] [-v] [-c] [-m] [-X N] DIR_A DIR_B: replay
+ * difftest [-s SEED] [-n OPS] [-v] [-c] [-e] [-m] [-X N] DIR_A DIR_B: replay
  * one seeded random sequence of file system operations on two empty
  * directories, DIR_A (the one under test: a directory in a view) and
  * DIR_B (the reference: ext2), in this one process, and stop at the
@@ -24,6 +24,9 @@
  *       and renameat2 RENAME_EXCHANGE (EINVAL on ext2).  When A succeeds
  *       and B fails so, B does the same by other means (ftruncate, three
  *       renames) and times are not compared for that operation.
+ *   -e  start from two identical trees instead of two empty directories
+ *       (in a view: elements of a revision, so that operations copy them
+ *       up and leave whiteouts); they are compared first.
  *   -m  do not compare times after writes through a shared mapping:
  *       tmpfs does not update mtime and ctime then (ext2 does).
  *   -X N  inject a difference, to show that it is found: the first
@@ -88,7 +91,7 @@ static const struct op ops[] = {
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NOPS ((int)ARRAY_SIZE(ops))
 
-static int compat, inject_from, injected;
+static int compat, inject_from, injected, existing;
 static long nfailed;		/* operations that failed on both sides */
 static long nrun[NOPS], nok[NOPS];
 
@@ -466,12 +469,16 @@ static void setup(char **dirs)
 		if (dfd[s] < 0)
 			die("%s: %s", dirs[s], strerror(errno));
 		list_dir(reopen_dir(dfd[s]), dirs[s], &l);
-		if (l.n)
+		if (l.n && !existing)
 			die("%s is not empty", dirs[s]);
+		free_names(&l);
 		/* the sticky, world-writable directory */
-		if (mkdirat(dfd[s], "s", 0) || fchmodat(dfd[s], "s", 01777, 0))
+		if ((mkdirat(dfd[s], "s", 0) && (!existing || errno != EEXIST)) ||
+		    fchmodat(dfd[s], "s", 01777, 0))
 			die("mkdir %s/s: %s", dirs[s], strerror(errno));
 	}
+	if (existing)
+		cmp_trees();	/* -e: they must start the same */
 	for (s = 0; s < NSLOT; s++) {
 		slots[s].fd[0] = -1;
 		slots[s].fd[1] = -1;
@@ -505,7 +512,7 @@ static void summary(void)
 
 static void bad_usage(void)
 {
-	fputs("usage: difftest [-s SEED] [-n OPS] [-v] [-c] [-m] [-X N]\n"
+	fputs("usage: difftest [-s SEED] [-n OPS] [-v] [-c] [-e] [-m] [-X N]\n"
 	      "                DIR_A DIR_B\n", stderr);
 	exit(2);
 }
@@ -517,7 +524,7 @@ int main(int argc, char **argv)
 	int c;
 
 	seed = (__u64)time(NULL) ^ ((__u64)getpid() << 20);
-	while ((c = getopt(argc, argv, "s:n:vcmX:")) != -1) {
+	while ((c = getopt(argc, argv, "s:n:vcmeX:")) != -1) {
 		switch (c) {
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
@@ -533,6 +540,9 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			compat_mmap_times = 1;
+			break;
+		case 'e':
+			existing = 1;
 			break;
 		case 'X':
 			inject_from = atol(optarg);
