@@ -217,6 +217,18 @@ static struct dentry *mvfs_copy_build(struct dentry *dentry,
 	return err ? ERR_PTR(err) : d;
 }
 
+/* Set a private inode's mtime (if @m) and ctime as they were. */
+static void mvfs_set_times(struct inode *u, const struct timespec64 *m,
+			   const struct timespec64 *c)
+{
+	inode_lock(u);
+	if (m)
+		u->i_mtime = *m;
+	u->i_ctime = *c;
+	mark_inode_dirty(u);
+	inode_unlock(u);
+}
+
 /* Copy DENTRY up; its parent already has its private entry. */
 static int mvfs_copy_up_one(struct dentry *dentry)
 {
@@ -224,6 +236,8 @@ static int mvfs_copy_up_one(struct dentry *dentry)
 	struct mvfs_inode_info *ei = MVFS_I(inode);
 	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
 	struct dentry *parent, *work, *d;
+	struct timespec64 pm, pc;
+	struct inode *pu;
 	int err;
 
 	mutex_lock(&ei->cu_lock);
@@ -240,10 +254,22 @@ static int mvfs_copy_up_one(struct dentry *dentry)
 	if (err)
 		goto out_work;
 	parent = dget_parent(dentry);
+	pu = d_inode(mvfs_upper(d_inode(parent)));
+	pm = pu->i_mtime;
+	pc = pu->i_ctime;
 	d = mvfs_copy_build(dentry, work, mvfs_upper(d_inode(parent)));
 	dput(parent);
-	mnt_drop_write(sbi->store.mnt);
 	err = PTR_ERR_OR_ZERO(d);
+	if (!err) {
+		/*
+		 * A copy-up changes nothing the user sees: the parent keeps
+		 * its times (as overlayfs restores them), the copy the
+		 * element's ctime, which no call can set.
+		 */
+		mvfs_set_times(pu, &pm, &pc);
+		mvfs_set_times(d_inode(d), NULL, &inode->i_ctime);
+	}
+	mnt_drop_write(sbi->store.mnt);
 	if (!err) {
 		/* Publish it complete: mvfs_upper() pairs with this. */
 		smp_store_release(&ei->upper, d);
@@ -272,10 +298,13 @@ out_unlock:
 int mvfs_copy_up(struct dentry *dentry)
 {
 	struct dentry *d, *next;
+	const struct cred *old;
 	int err = 0;
 
 	if (mvfs_inode_readonly(d_inode(dentry)))
 		return -EROFS;
+	/* work/ is root's: a copy-up is the mounter's doing. */
+	old = override_creds(MVFS_SB(dentry->d_sb)->creds);
 	while (!err && !mvfs_upper(d_inode(dentry))) {
 		/* The highest ancestor still without a private entry. */
 		d = dget(dentry);
@@ -298,5 +327,6 @@ int mvfs_copy_up(struct dentry *dentry)
 		if (!err && MVFS_I(d_inode(dentry))->kind == MVFS_VIEW)
 			break;
 	}
+	revert_creds(old);
 	return err;
 }

@@ -190,6 +190,8 @@ static struct dentry *mvfs_lookup(struct inode *dir, struct dentry *dentry,
 	char *path;
 	bool wh;
 
+	if (q->len > MVFS_ENTRY_NAME_MAX)
+		return ERR_PTR(-ENAMETOOLONG);	/* as ext2 says */
 	e = kmalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return ERR_PTR(-ENOMEM);

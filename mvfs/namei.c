@@ -85,6 +85,8 @@ out:
 }
 
 struct mvfs_new {
+	kuid_t		uid;		/* the caller's fsuid and fsgid */
+	kgid_t		gid;
 	umode_t		mode;
 	dev_t		rdev;
 	const char	*target;	/* symlink */
@@ -98,7 +100,7 @@ static int mvfs_make(struct mvfs_sb_info *sbi, struct inode *udir,
 	const struct cred *c, *old;
 	int err;
 
-	c = mvfs_creds_as(sbi, current_fsuid(), current_fsgid());
+	c = mvfs_creds_as(sbi, n->uid, n->gid);
 	if (!c)
 		return -ENOMEM;
 	old = override_creds(c);
@@ -119,8 +121,8 @@ static int mvfs_make(struct mvfs_sb_info *sbi, struct inode *udir,
 }
 
 /* Create DENTRY (negative) in DIR as a new private entry. */
-static int mvfs_new_entry(struct inode *dir, struct dentry *dentry,
-			  const struct mvfs_new *n)
+static int __mvfs_new_entry(struct inode *dir, struct dentry *dentry,
+			    const struct mvfs_new *n)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
 	struct dentry *udir, *u;
@@ -154,6 +156,26 @@ out:
 	if (!IS_ERR(u))
 		dput(u);
 	mvfs_end(dir);
+	return err;
+}
+
+/*
+ * Every change runs with the mounter's credentials, as overlayfs's do:
+ * the VFS checked the caller's permissions on the mvfs inodes, and the
+ * store's own directories (work/, views/) are root's.  What is created
+ * takes the caller's fsuid and fsgid, taken here first.
+ */
+static int mvfs_new_entry(struct inode *dir, struct dentry *dentry,
+			  struct mvfs_new *n)
+{
+	const struct cred *old;
+	int err;
+
+	n->uid = current_fsuid();
+	n->gid = current_fsgid();
+	old = override_creds(MVFS_SB(dir->i_sb)->creds);
+	err = __mvfs_new_entry(dir, dentry, n);
+	revert_creds(old);
 	return err;
 }
 
@@ -191,7 +213,8 @@ int mvfs_symlink(struct user_namespace *mnt_userns, struct inode *dir,
 	return mvfs_new_entry(dir, dentry, &n);
 }
 
-int mvfs_link(struct dentry *old, struct inode *dir, struct dentry *dentry)
+static int __mvfs_link(struct dentry *old, struct inode *dir,
+		       struct dentry *dentry)
 {
 	struct inode *inode = d_inode(old);
 	struct mvfs_new n = { .mode = inode->i_mode };
@@ -290,14 +313,31 @@ static int mvfs_remove_entry(struct inode *dir, struct dentry *dentry,
 	return err;
 }
 
+int mvfs_link(struct dentry *old, struct inode *dir, struct dentry *dentry)
+{
+	const struct cred *cred = override_creds(MVFS_SB(dir->i_sb)->creds);
+	int err = __mvfs_link(old, dir, dentry);
+
+	revert_creds(cred);
+	return err;
+}
+
 int mvfs_unlink(struct inode *dir, struct dentry *dentry)
 {
-	return mvfs_remove_entry(dir, dentry, false);
+	const struct cred *old = override_creds(MVFS_SB(dir->i_sb)->creds);
+	int err = mvfs_remove_entry(dir, dentry, false);
+
+	revert_creds(old);
+	return err;
 }
 
 int mvfs_rmdir(struct inode *dir, struct dentry *dentry)
 {
-	return mvfs_remove_entry(dir, dentry, true);
+	const struct cred *old = override_creds(MVFS_SB(dir->i_sb)->creds);
+	int err = mvfs_remove_entry(dir, dentry, true);
+
+	revert_creds(old);
+	return err;
 }
 
 /* Prepare a rename: the copies it needs and the target's emptiness. */
@@ -431,9 +471,9 @@ out_unlock:
 	return err;
 }
 
-int mvfs_rename(struct user_namespace *mnt_userns, struct inode *odir,
-		struct dentry *od, struct inode *ndir, struct dentry *nd,
-		unsigned int flags)
+static int __mvfs_rename(struct inode *odir, struct dentry *od,
+			 struct inode *ndir, struct dentry *nd,
+			 unsigned int flags)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(odir->i_sb);
 	struct inode *target = d_inode(nd);
@@ -458,10 +498,12 @@ int mvfs_rename(struct user_namespace *mnt_userns, struct inode *odir,
 		unlock_rename(uod, und);
 	}
 	if (!err && target) {
-		if (S_ISDIR(target->i_mode) || !mvfs_upper(target))
+		if (S_ISDIR(target->i_mode) || !mvfs_upper(target)) {
 			clear_nlink(target);
-		else
+			target->i_ctime = current_time(target);
+		} else {
 			mvfs_copyattr(target);
+		}
 	}
 	if (!err)
 		MVFS_I(d_inode(od))->wgen = atomic64_inc_return(&sbi->wgen);
@@ -469,6 +511,17 @@ int mvfs_rename(struct user_namespace *mnt_userns, struct inode *odir,
 	mvfs_copyattr(odir);
 	mvfs_copyattr(ndir);
 	mvfs_copyattr(d_inode(od));
+	return err;
+}
+
+int mvfs_rename(struct user_namespace *mnt_userns, struct inode *odir,
+		struct dentry *od, struct inode *ndir, struct dentry *nd,
+		unsigned int flags)
+{
+	const struct cred *old = override_creds(MVFS_SB(odir->i_sb)->creds);
+	int err = __mvfs_rename(odir, od, ndir, nd, flags);
+
+	revert_creds(old);
 	return err;
 }
 
