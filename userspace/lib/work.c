@@ -365,8 +365,10 @@ static int mvfs_w_diff_one(struct mvfs_wctx *w, const struct mvfs_change *ch)
 	err = mvfs_w_object(w, ch->from, ch->rev, &old, &reg);
 	if (err || (del && !reg))
 		goto out;
-	if (asprintf(&la, "a/%s@@%llu", ch->from ? ch->from : ch->path,
-		     ch->rev) < 0 || asprintf(&lb, "b/%s", ch->path) < 0) {
+	if ((ch->kind == MVFS_CH_ADD ? asprintf(&la, "/dev/null") :
+	     asprintf(&la, "a/%s@@%llu", ch->from, ch->rev)) < 0 ||
+	    (del ? asprintf(&lb, "/dev/null") :
+	     asprintf(&lb, "b/%s", ch->path)) < 0) {
 		err = mvfs_err(-ENOMEM, "out of memory");
 		goto out;
 	}
