@@ -187,6 +187,58 @@ static int mvfs_added_in(struct mvfs_store *s, const char *path,
 	return 0;
 }
 
+/* Do files A and B hold the same SIZE bytes? */
+static bool mvfs_same_bytes(const char *a, const char *b, __u64 size)
+{
+	char x[16384], y[16384];
+	int fa, fb;
+	ssize_t n = 1, m;
+	bool same = false;
+
+	fa = open(a, O_RDONLY | O_CLOEXEC);
+	fb = open(b, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	while (fa >= 0 && fb >= 0 && size && n > 0) {
+		n = read(fa, x, sizeof(x));
+		m = n > 0 ? read(fb, y, n) : -1;
+		if (m != n || memcmp(x, y, n))
+			break;
+		size -= n;
+	}
+	same = fa >= 0 && fb >= 0 && !size;
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	return same;
+}
+
+/*
+ * Does the newest revision hold at CH's path what its private file
+ * holds?  Then it is no conflict: what a check-in interrupted between
+ * its commit and its retiring leaves.
+ */
+static bool mvfs_in_newest(struct mvfs_checkin *ci,
+			   const struct mvfs_change *ch)
+{
+	char obj[MVFS_OBJ_PATH_LEN], *path;
+	struct mvfs_entry_info e;
+	struct stat st;
+	bool same;
+
+	if (!S_ISREG(ch->mode) || lstat(ch->upath, &st) ||
+	    mvfs_ci_lookup(ci->s, mvfs_store_nrevs(ci->s), ch->path, &e) != 1 ||
+	    e.mode != st.st_mode || e.size != (__u64)st.st_size)
+		return false;
+	if (!e.ref)
+		return true;
+	mvfs_object_path(obj, e.ref);
+	if (asprintf(&path, "%s/%s", ci->store_dir, obj) < 0)
+		return false;
+	same = mvfs_same_bytes(path, ch->upath, e.size);
+	free(path);
+	return same;
+}
+
 static int mvfs_check_one(struct mvfs_checkin *ci,
 			  const struct mvfs_change *ch)
 {
@@ -200,6 +252,8 @@ static int mvfs_check_one(struct mvfs_checkin *ci,
 	if (holder && strcmp(holder, ci->tag))
 		return mvfs_err(-EBUSY, "%s: reserved by view %s", ch->path,
 				holder);
+	if (mvfs_in_newest(ci, ch))
+		return 0;
 	if (ch->kind == MVFS_CH_ADD)
 		err = mvfs_added_in(ci->s, ch->path, &when);
 	else
