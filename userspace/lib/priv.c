@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
@@ -391,7 +392,8 @@ static void mvfs_priv_pair(struct mvfs_priv *p)
  * @rev: the revision the view selects now (0: none)
  * @p: filled in: the changes, parents before children, by name
  *
- * Return: 0; -ENOENT when the view has no private area; -errno.
+ * Return: 0; -EPERM when not root; -ENOENT when the view has no
+ * private area; -errno.
  */
 int mvfs_priv_read(struct mvfs_store *s, const char *store_dir,
 		   const char *tag, __u64 rev, struct mvfs_priv *p)
@@ -401,6 +403,13 @@ int mvfs_priv_read(struct mvfs_store *s, const char *store_dir,
 	int err;
 
 	memset(p, 0, sizeof(*p));
+	/*
+	 * trusted.* xattrs are invisible to others: every entry would
+	 * look view-private.
+	 */
+	if (geteuid())
+		return mvfs_err(-EPERM, "reading view %s's private area needs root",
+				tag);
 	p->s = s;
 	p->rev = rev;
 	if (asprintf(&p->upper, "%s/%s/%s/%s", store_dir, MVFS_VIEWS_DIR, tag,
