@@ -22,6 +22,7 @@
 #include "reload.h"
 #include "store.h"
 #include "viewroot.h"
+#include "work.h"
 
 #define MVFS_EXIT_FAIL	1
 #define MVFS_EXIT_USAGE	2
@@ -651,6 +652,18 @@ static int mvfs_cmd_pwv(struct mvfs_ctx *c, int argc, char **argv)
 	return 0;
 }
 
+/* The commands of work in a view: lib/work.c. */
+static int mvfs_cmd_work(struct mvfs_ctx *c, int argc, char **argv)
+{
+	const struct mvfs_work_cmd wc = {
+		.store = c->store, .view_root = c->view_root,
+		.name = c->cmd->name, .args = c->cmd->args,
+		.what = c->cmd->what, .help = c->cmd->help,
+	};
+
+	return mvfs_work_run(&wc, argc, argv);
+}
+
 static const struct mvfs_cmd mvfs_cmds[] = {
 	{ "init", mvfs_cmd_init, "",
 	  "Make an empty store in the store directory", "" },
@@ -705,6 +718,39 @@ static const struct mvfs_cmd mvfs_cmds[] = {
 	  "List the revisions, newest first, or those that changed PATH",
 	  "  PATH  an element, from the top of the tree (\"src/a.c\"): list\n"
 	  "        the revisions in which it came, changed or went away\n" },
+	{ "lsco", mvfs_cmd_work, "[-v TAG] [PATH...]",
+	  "List the elements the view changed: M path, D path (removed),\n"
+	  "R old -> new (moved), with the revision each was copied from;\n"
+	  "A path for new elements (mkelem)",
+	  MVFS_WORK_VIEW_HELP MVFS_WORK_PATH_HELP },
+	{ "lsprivate", mvfs_cmd_work, "[-v TAG] [PATH...]",
+	  "List the view-private files and directories (not elements)",
+	  MVFS_WORK_VIEW_HELP MVFS_WORK_PATH_HELP },
+	{ "mkelem", mvfs_cmd_work, "[-v TAG] PATH...",
+	  "Make view-private files, directories or symlinks elements, added\n"
+	  "at the next check-in (with the view-private directories above)",
+	  MVFS_WORK_VIEW_HELP MVFS_WORK_PATH_HELP },
+	{ "checkin", mvfs_cmd_work, "[-v TAG] [PATH...] -m MSG",
+	  "Make the next revision: the newest one plus the view's element\n"
+	  "changes (all, or those at or under PATH); print its number",
+	  "  -m, --message MSG  what the revision is (required)\n"
+	  MVFS_WORK_VIEW_HELP MVFS_WORK_PATH_HELP },
+	{ "uncheckout", mvfs_cmd_work, "[-v TAG] [--rm] PATH...",
+	  "Drop the view's change to PATH; keep its content as PATH.keep",
+	  "  --rm    keep no copy\n"
+	  MVFS_WORK_VIEW_HELP MVFS_WORK_PATH_HELP },
+	{ "diff", mvfs_cmd_work, "[-v TAG] [PATH...]",
+	  "Show the changed files as unified diffs against the revision\n"
+	  "each was copied from (diff -u)",
+	  MVFS_WORK_VIEW_HELP MVFS_WORK_PATH_HELP },
+	{ "checkout", mvfs_cmd_work, "[-v TAG] --reserved PATH",
+	  "Reserve element PATH: only this view may check it in, until it\n"
+	  "does or unreserves it",
+	  "  --reserved  (required)\n" MVFS_WORK_VIEW_HELP
+	  MVFS_WORK_PATH_HELP },
+	{ "unreserve", mvfs_cmd_work, "[-v TAG] PATH",
+	  "Give up the view's reservation of element PATH",
+	  MVFS_WORK_VIEW_HELP MVFS_WORK_PATH_HELP },
 	{ }
 };
 

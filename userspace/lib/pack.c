@@ -377,3 +377,70 @@ int mvfs_store_lookup(struct mvfs_store *s, __u64 rev, const char *path,
 	free(copy);
 	return err;
 }
+
+/**
+ * mvfs_store_list - the entries of a directory of a revision
+ * @s: the store
+ * @dir: a directory, from mvfs_store_lookup() or a revision's root
+ * @ents: set to its @dir->size entries, sorted by name, each with its
+ *	name; free them with mvfs_store_list_free()
+ *
+ * Return: 0; -ENOTDIR when @dir is not a directory; -ENOMEM; -EIO when
+ * the store is corrupt.
+ */
+int mvfs_store_list(struct mvfs_store *s, const struct mvfs_entry_info *dir,
+		    struct mvfs_entry_info **ents)
+{
+	const struct mvfs_tree_hdr *h;
+	const struct mvfs_entry_disk *d;
+	const char *names;
+	__u32 i, off, nl;
+	char *tree;
+	int err;
+
+	*ents = NULL;
+	if (!S_ISDIR(dir->mode))
+		return mvfs_err(-ENOTDIR, "not a directory");
+	err = mvfs_tree_read(s, dir, &tree);
+	if (err)
+		return err;
+	h = (const void *)tree;
+	d = (const void *)(h + 1);
+	names = (const char *)(d + dir->size);
+	*ents = calloc(dir->size ? dir->size : 1, sizeof(**ents));
+	err = *ents ? 0 : mvfs_err(-ENOMEM, "out of memory");
+	for (i = 0; !err && i < dir->size; i++) {
+		off = le32toh(d[i].name_off);
+		nl = le16toh(d[i].name_len);
+		if ((__u64)off + nl > le32toh(h->names_len)) {
+			err = mvfs_corrupt(s, "tree", dir->ref);
+			break;
+		}
+		mvfs_entry_decode(&d[i], &(*ents)[i]);
+		(*ents)[i].name = strndup(names + off, nl);
+		if (!(*ents)[i].name)
+			err = mvfs_err(-ENOMEM, "out of memory");
+	}
+	free(tree);
+	if (err) {
+		mvfs_store_list_free(*ents, dir->size);
+		*ents = NULL;
+	}
+	return err;
+}
+
+/**
+ * mvfs_store_list_free - free what mvfs_store_list() gave
+ * @ents: the entries, or NULL
+ * @count: how many
+ */
+void mvfs_store_list_free(struct mvfs_entry_info *ents, __u64 count)
+{
+	__u64 i;
+
+	if (!ents)
+		return;
+	for (i = 0; i < count; i++)
+		free(ents[i].name);
+	free(ents);
+}

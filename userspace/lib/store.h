@@ -77,6 +77,9 @@ void mvfs_store_rev(const struct mvfs_store *s, __u64 rev,
 int mvfs_store_rev_msg(struct mvfs_store *s, __u64 rev, char **msg);
 int mvfs_store_lookup(struct mvfs_store *s, __u64 rev, const char *path,
 		      struct mvfs_entry_info *e);
+int mvfs_store_list(struct mvfs_store *s, const struct mvfs_entry_info *dir,
+		    struct mvfs_entry_info **ents);
+void mvfs_store_list_free(struct mvfs_entry_info *ents, __u64 count);
 
 /* Labels. */
 unsigned int mvfs_store_nlabels(const struct mvfs_store *s);

@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * priv.c: read a view's private area into a list of changes.
+ *
+ * The private area lies over the tree the view selects as overlayfs's
+ * upper layer lies over its lower one (docs/FORMAT.md, "Format 2").  What
+ * each entry is follows from its xattrs and from the tree beneath it: a
+ * whiteout over an element is a removal, a copy with an origin is a
+ * change (a move when it is not where its origin says), an entry marked
+ * by mkelem is a new element, and anything else is view-private, unless
+ * it stands in for an element of the same name.
+ */
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include "err.h"
+#include "priv.h"
+
+/* What the walk knows of the private directory at hand. */
+struct mvfs_pdir {
+	const char		*path;	/* its element path */
+	const char		*upath;	/* on the store */
+	const char		*src;	/* what shows through it, or NULL */
+	__u64			rev;	/* its origin's revision */
+	struct mvfs_entry_info	*base;	/* the entries of src */
+	__u64			nbase;
+};
+
+struct mvfs_origin {
+	__u64	rev;
+	char	*path;
+};
+
+/**
+ * mvfs_path_join - DIR/NAME as an element path ("" is the top)
+ * @dir: an element path
+ * @name: a name
+ *
+ * Return: the path (free it), or NULL without memory.
+ */
+char *mvfs_path_join(const char *dir, const char *name)
+{
+	char *p;
+
+	if (asprintf(&p, "%s%s%s", dir, *dir ? "/" : "", name) < 0)
+		return NULL;
+	return p;
+}
+
+/**
+ * mvfs_path_under - is element path @path @top or below it
+ * @path: an element path
+ * @top: an element path; "" is the whole tree
+ *
+ * Return: true if so.
+ */
+bool mvfs_path_under(const char *path, const char *top)
+{
+	size_t n = strlen(top);
+
+	if (!n)
+		return true;
+	return !strncmp(path, top, n) && (!path[n] || path[n] == '/');
+}
+
+/**
+ * mvfs_change_letter - how lsco shows a change
+ * @ch: the change
+ *
+ * Return: "M", "D", "R", "A", or "" for what is not a change.
+ */
+const char *mvfs_change_letter(const struct mvfs_change *ch)
+{
+	static const char * const letter[] = {
+		/* the old name of a moved element shows as its R */
+		[MVFS_CH_MOD] = "M", [MVFS_CH_DEL] = "D",
+		[MVFS_CH_REN] = "R", [MVFS_CH_ADD] = "A",
+		[MVFS_CH_DIR] = "", [MVFS_CH_PRIV] = "",
+	};
+
+	return ch->moved ? "" : letter[ch->kind];
+}
+
+static int mvfs_priv_oom(void)
+{
+	return mvfs_err(-ENOMEM, "out of memory");
+}
+
+/* Append a change; it owns PATH, UPATH and FROM from now on. */
+static int mvfs_priv_add(struct mvfs_priv *p, enum mvfs_change_kind kind,
+			 char *path, char *upath, char *from, __u64 rev,
+			 mode_t mode)
+{
+	struct mvfs_change *v, *ch;
+
+	if (p->n == p->cap) {
+		v = realloc(p->v, (p->cap * 2 + 32) * sizeof(*v));
+		if (!v) {
+			free(path);
+			free(upath);
+			free(from);
+			return mvfs_priv_oom();
+		}
+		p->v = v;
+		p->cap = p->cap * 2 + 32;
+	}
+	ch = &p->v[p->n++];
+	memset(ch, 0, sizeof(*ch));
+	ch->kind = kind;
+	ch->path = path;
+	ch->upath = upath;
+	ch->from = from;
+	ch->rev = rev;
+	ch->mode = mode;
+	return 0;
+}
+
+/* trusted.mvfs.origin of UPATH: 0, -ENODATA for none, or -EIO. */
+static int mvfs_origin_read(const char *upath, struct mvfs_origin *o)
+{
+	char buf[MVFS_ORIGIN_MAX];
+	struct mvfs_origin_disk *od = (void *)buf;
+	ssize_t n;
+	__u32 len;
+
+	n = lgetxattr(upath, MVFS_XATTR_ORIGIN, buf, sizeof(buf));
+	if (n < 0 && (errno == ENODATA || errno == ENOTSUP))
+		return -ENODATA;
+	if (n < 0)
+		return mvfs_err(-errno, "%s: %s", upath, strerror(errno));
+	len = n >= (ssize_t)sizeof(*od) ? le32toh(od->path_len) : 0;
+	if (n < (ssize_t)sizeof(*od) || len != n - sizeof(*od) ||
+	    od->reserved || memchr(od + 1, '\0', len))
+		return mvfs_err(-EIO, "%s: bad %s", upath, MVFS_XATTR_ORIGIN);
+	o->rev = le64toh(od->rev);
+	o->path = strndup((char *)(od + 1), len);
+	return o->path ? 0 : mvfs_priv_oom();
+}
+
+static bool mvfs_has_elem(const char *upath)
+{
+	return lgetxattr(upath, MVFS_XATTR_ELEM, NULL, 0) >= 0;
+}
+
+static int mvfs_base_cmp(const void *key, const void *ent)
+{
+	return strcmp(key, ((const struct mvfs_entry_info *)ent)->name);
+}
+
+/* The entry NAME of what shows through directory D, or NULL. */
+static struct mvfs_entry_info *mvfs_base_find(const struct mvfs_pdir *d,
+					      const char *name)
+{
+	if (!d->base)
+		return NULL;
+	return bsearch(name, d->base, d->nbase, sizeof(*d->base),
+		       mvfs_base_cmp);
+}
+
+/* The entries of element path SRC in revision REV, if a directory. */
+static int mvfs_base_read(struct mvfs_priv *p, struct mvfs_pdir *d)
+{
+	struct mvfs_entry_info e;
+	int err;
+
+	d->base = NULL;
+	d->nbase = 0;
+	if (!d->src || !p->rev)
+		return 0;
+	err = mvfs_store_lookup(p->s, p->rev, d->src, &e);
+	if (err == -ENOENT || (!err && !S_ISDIR(e.mode)))
+		return 0;
+	if (!err)
+		err = mvfs_store_list(p->s, &e, &d->base);
+	if (!err)
+		d->nbase = e.size;
+	return err;
+}
+
+/* Has a directory changed itself (owner or mode) since its origin? */
+static bool mvfs_dir_changed(struct mvfs_priv *p, const struct stat *st,
+			     const struct mvfs_origin *o)
+{
+	struct mvfs_entry_info e;
+
+	if (!o->rev || o->rev > mvfs_store_nrevs(p->s) ||
+	    mvfs_store_lookup(p->s, o->rev, o->path, &e))
+		return true;
+	return e.mode != st->st_mode || e.uid != st->st_uid ||
+	       e.gid != st->st_gid;
+}
+
+static int mvfs_walk(struct mvfs_priv *p, struct mvfs_pdir *d);
+
+/* Recurse into the private directory of change I, showing SRC. */
+static int mvfs_walk_child(struct mvfs_priv *p, size_t i, const char *src,
+			   __u64 rev)
+{
+	struct mvfs_pdir sub = { .src = src, .rev = rev };
+	int err;
+
+	sub.path = p->v[i].path;
+	sub.upath = p->v[i].upath;
+	err = mvfs_base_read(p, &sub);
+	if (!err)
+		err = mvfs_walk(p, &sub);
+	mvfs_store_list_free(sub.base, sub.nbase);
+	return err;
+}
+
+/* A view-private directory holding elements must become one too. */
+static void mvfs_priv_promote(struct mvfs_priv *p, size_t i)
+{
+	size_t j;
+
+	for (j = i + 1; j < p->n; j++)
+		if (p->v[j].kind != MVFS_CH_PRIV) {
+			p->v[i].kind = MVFS_CH_ADD;
+			return;
+		}
+}
+
+/* Classify one entry with an origin. */
+static int mvfs_walk_origin(struct mvfs_priv *p, struct mvfs_pdir *d,
+			    char *path, char *upath, const struct stat *st,
+			    struct mvfs_origin *o)
+{
+	enum mvfs_change_kind kind = MVFS_CH_REN;
+	char *expect = d->src ? mvfs_path_join(d->src, strrchr(upath, '/') + 1)
+			      : NULL;
+	size_t i = p->n;
+	int err;
+
+	if (expect && !strcmp(expect, o->path))
+		kind = MVFS_CH_MOD;
+	free(expect);
+	if (kind == MVFS_CH_MOD && S_ISDIR(st->st_mode) &&
+	    !mvfs_dir_changed(p, st, o))
+		kind = MVFS_CH_DIR;
+	err = mvfs_priv_add(p, kind, path, upath, o->path, o->rev,
+			    st->st_mode);
+	if (err || !S_ISDIR(st->st_mode))
+		return err;
+	p->v[i].src = strdup(o->path);
+	if (!p->v[i].src)
+		return mvfs_priv_oom();
+	return mvfs_walk_child(p, i, p->v[i].src, o->rev);
+}
+
+/* Classify the entry NAME of private directory D. */
+static int mvfs_walk_one(struct mvfs_priv *p, struct mvfs_pdir *d,
+			 const char *name)
+{
+	struct mvfs_origin o = { 0 };
+	enum mvfs_change_kind kind;
+	struct stat st;
+	char *path, *upath, *from;
+	size_t i = p->n;
+	int err = 0;
+
+	path = mvfs_path_join(d->path, name);
+	upath = mvfs_path_join(d->upath, name);
+	from = d->src ? mvfs_path_join(d->src, name) : NULL;
+	if (!path || !upath || (d->src && !from)) {
+		err = mvfs_priv_oom();
+		goto out_free;
+	}
+	if (lstat(upath, &st)) {
+		err = mvfs_err(-errno, "%s: %s", upath, strerror(errno));
+		goto out_free;
+	}
+	if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0)) {
+		if (!mvfs_base_find(d, name))
+			goto out_free;	/* over nothing now */
+		return mvfs_priv_add(p, MVFS_CH_DEL, path, upath, from, d->rev,
+				     st.st_mode);
+	}
+	err = mvfs_origin_read(upath, &o);
+	if (!err) {
+		free(from);
+		return mvfs_walk_origin(p, d, path, upath, &st, &o);
+	}
+	if (err != -ENODATA)
+		goto out_free;
+	if (mvfs_base_find(d, name)) {
+		kind = MVFS_CH_MOD;	/* in place of the element */
+	} else {
+		kind = mvfs_has_elem(upath) ? MVFS_CH_ADD : MVFS_CH_PRIV;
+		free(from);
+		from = NULL;
+	}
+	err = mvfs_priv_add(p, kind, path, upath, from, from ? d->rev : 0,
+			    st.st_mode);
+	if (err || !S_ISDIR(st.st_mode))
+		return err;
+	err = mvfs_walk_child(p, i, NULL, 0);
+	if (!err && p->v[i].kind == MVFS_CH_PRIV)
+		mvfs_priv_promote(p, i);
+	return err;
+
+out_free:
+	free(path);
+	free(upath);
+	free(from);
+	return err;
+}
+
+static int mvfs_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char * const *)a, *(char * const *)b);
+}
+
+/* The names in directory UPATH, sorted. */
+static int mvfs_read_names(const char *upath, char ***names, size_t *n)
+{
+	struct dirent *de;
+	size_t cap = 0;
+	char **v = NULL, **nv;
+	DIR *dir;
+	int err = 0;
+
+	*n = 0;
+	*names = NULL;
+	dir = opendir(upath);
+	if (!dir)
+		return mvfs_err(-errno, "%s: %s", upath, strerror(errno));
+	while (!err && (de = readdir(dir))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (*n == cap) {
+			nv = realloc(v, (cap * 2 + 16) * sizeof(*v));
+			if (!nv) {
+				err = mvfs_priv_oom();
+				break;
+			}
+			v = nv;
+			cap = cap * 2 + 16;
+		}
+		v[*n] = strdup(de->d_name);
+		err = v[*n] ? 0 : mvfs_priv_oom();
+		*n += !err;
+	}
+	closedir(dir);
+	if (*n)
+		qsort(v, *n, sizeof(*v), mvfs_name_cmp);
+	*names = v;
+	return err;
+}
+
+static int mvfs_walk(struct mvfs_priv *p, struct mvfs_pdir *d)
+{
+	char **names = NULL;
+	size_t n = 0, i;
+	int err;
+
+	err = mvfs_read_names(d->upath, &names, &n);
+	for (i = 0; !err && i < n; i++)
+		err = mvfs_walk_one(p, d, names[i]);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return err;
+}
+
+/* Mark the removals that are the old names of moved elements. */
+static void mvfs_priv_pair(struct mvfs_priv *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->n; i++) {
+		if (p->v[i].kind != MVFS_CH_REN)
+			continue;
+		for (j = 0; j < p->n; j++)
+			if (p->v[j].kind == MVFS_CH_DEL &&
+			    !strcmp(p->v[j].from, p->v[i].from))
+				p->v[j].moved = true;
+	}
+}
+
+/**
+ * mvfs_priv_read - read view @tag's private area
+ * @s: the store, open
+ * @store_dir: its directory
+ * @tag: the view
+ * @rev: the revision the view selects now (0: none)
+ * @p: filled in: the changes, parents before children, by name
+ *
+ * Return: 0; -EPERM when not root; -ENOENT when the view has no
+ * private area; -errno.
+ */
+int mvfs_priv_read(struct mvfs_store *s, const char *store_dir,
+		   const char *tag, __u64 rev, struct mvfs_priv *p)
+{
+	struct mvfs_pdir top = { .path = "", .src = "", .rev = rev };
+	struct stat st;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	/*
+	 * trusted.* xattrs are invisible to others: every entry would
+	 * look view-private.
+	 */
+	if (geteuid())
+		return mvfs_err(-EPERM, "reading view %s's private area needs root",
+				tag);
+	p->s = s;
+	p->rev = rev;
+	if (asprintf(&p->upper, "%s/%s/%s/%s", store_dir, MVFS_VIEWS_DIR, tag,
+		     MVFS_UPPER_DIR) < 0) {
+		p->upper = NULL;
+		return mvfs_priv_oom();
+	}
+	if (stat(p->upper, &st) || !S_ISDIR(st.st_mode))
+		return mvfs_err(-ENOENT, "view %s has no private area (%s)",
+				tag, p->upper);
+	top.upath = p->upper;
+	err = mvfs_base_read(p, &top);
+	if (!err)
+		err = mvfs_walk(p, &top);
+	mvfs_store_list_free(top.base, top.nbase);
+	if (err)
+		mvfs_priv_free(p);
+	else
+		mvfs_priv_pair(p);
+	return err;
+}
+
+/**
+ * mvfs_priv_free - free what mvfs_priv_read() gave
+ * @p: the list
+ */
+void mvfs_priv_free(struct mvfs_priv *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		free(p->v[i].path);
+		free(p->v[i].upath);
+		free(p->v[i].from);
+		free(p->v[i].src);
+	}
+	free(p->v);
+	free(p->upper);
+	memset(p, 0, sizeof(*p));
+}
+
+/**
+ * mvfs_priv_find - the change at element path @path
+ * @p: the list
+ * @path: an element path
+ *
+ * Return: the change, or NULL when the view has none there.
+ */
+struct mvfs_change *mvfs_priv_find(struct mvfs_priv *p, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (!strcmp(p->v[i].path, path))
+			return &p->v[i];
+	return NULL;
+}

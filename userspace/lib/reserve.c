@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * reserve.c: reserved checkouts.  The store's file "reserved" holds one
+ * line per reservation, "TAG<TAB>PATH": only view TAG may check in the
+ * element PATH until it does, or gives the reservation up.  No file is no
+ * reservation.  The file is replaced whole: reserved.tmp is written and
+ * synced, then renamed over it, and the directory synced.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "err.h"
+#include "reserve.h"
+
+#define MVFS_RESV_FILE	"reserved"
+#define MVFS_RESV_TMP	"reserved.tmp"
+
+static int mvfs_resv_oom(void)
+{
+	return mvfs_err(-ENOMEM, "out of memory");
+}
+
+/**
+ * mvfs_resv_add - add a reservation to the list in memory
+ * @r: the list
+ * @tag: the view
+ * @path: the element path; no TAB or newline in it
+ *
+ * Return: 0, -EINVAL for a path that cannot be kept, or -ENOMEM.
+ */
+int mvfs_resv_add(struct mvfs_resv *r, const char *tag, const char *path)
+{
+	char **t, **p;
+
+	if (strpbrk(path, "\t\n"))
+		return mvfs_err(-EINVAL, "%s: cannot reserve a path with a tab or a newline",
+				path);
+	t = realloc(r->tag, (r->n + 1) * sizeof(*t));
+	if (t)
+		r->tag = t;
+	p = realloc(r->path, (r->n + 1) * sizeof(*p));
+	if (p)
+		r->path = p;
+	if (!t || !p)
+		return mvfs_resv_oom();
+	r->tag[r->n] = strdup(tag);
+	r->path[r->n] = strdup(path);
+	r->n++;
+	if (!r->tag[r->n - 1] || !r->path[r->n - 1])
+		return mvfs_resv_oom();
+	return 0;
+}
+
+/* Parse the file's lines into R. */
+static int mvfs_resv_parse(struct mvfs_resv *r, FILE *f)
+{
+	char *line = NULL, *tab;
+	size_t cap = 0;
+	ssize_t len;
+	int err = 0;
+
+	while (!err && (len = getline(&line, &cap, f)) > 0) {
+		if (line[len - 1] == '\n')
+			line[--len] = '\0';
+		tab = strchr(line, '\t');
+		if (!tab) {
+			err = mvfs_err(-EIO, "%s: malformed line: %s",
+				       MVFS_RESV_FILE, line);
+			break;
+		}
+		*tab = '\0';
+		err = mvfs_resv_add(r, line, tab + 1);
+	}
+	free(line);
+	return err;
+}
+
+/**
+ * mvfs_resv_read - read the reservations
+ * @store_dir: the store
+ * @r: filled in (mvfs_resv_free() it)
+ *
+ * Return: 0 or -errno.
+ */
+int mvfs_resv_read(const char *store_dir, struct mvfs_resv *r)
+{
+	char *name;
+	FILE *f;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	if (asprintf(&name, "%s/%s", store_dir, MVFS_RESV_FILE) < 0)
+		return mvfs_resv_oom();
+	f = fopen(name, "re");
+	if (!f) {
+		err = errno == ENOENT ? 0 : mvfs_err(-errno, "%s: %s", name,
+						     strerror(errno));
+		free(name);
+		return err;
+	}
+	err = mvfs_resv_parse(r, f);
+	if (!err && ferror(f))
+		err = mvfs_err(-EIO, "%s: read error", name);
+	fclose(f);
+	free(name);
+	if (err)
+		mvfs_resv_free(r);
+	return err;
+}
+
+/**
+ * mvfs_resv_free - free a list of reservations
+ * @r: the list
+ */
+void mvfs_resv_free(struct mvfs_resv *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		free(r->tag[i]);
+		free(r->path[i]);
+	}
+	free(r->tag);
+	free(r->path);
+	memset(r, 0, sizeof(*r));
+}
+
+/**
+ * mvfs_resv_holder - the view that reserved an element
+ * @s: the store: reservations of views that no longer exist do not count
+ * @r: the list
+ * @path: the element path
+ *
+ * Return: the view's tag, or NULL when nobody holds it.
+ */
+const char *mvfs_resv_holder(const struct mvfs_store *s,
+			     const struct mvfs_resv *r, const char *path)
+{
+	struct mvfs_view_info vi;
+	unsigned int v;
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		if (strcmp(r->path[i], path))
+			continue;
+		for (v = 0; v < mvfs_store_nviews(s); v++) {
+			mvfs_store_view(s, v, &vi);
+			if (!strcmp(vi.tag, r->tag[i]))
+				return r->tag[i];
+		}
+	}
+	return NULL;
+}
+
+/**
+ * mvfs_resv_drop - remove view @tag's reservation of @path from the list
+ * @r: the list
+ * @tag: the view
+ * @path: the element path
+ *
+ * Return: true when there was one.
+ */
+bool mvfs_resv_drop(struct mvfs_resv *r, const char *tag, const char *path)
+{
+	bool found = false;
+	size_t i = 0;
+
+	while (i < r->n) {
+		if (strcmp(r->tag[i], tag) || strcmp(r->path[i], path)) {
+			i++;
+			continue;
+		}
+		free(r->tag[i]);
+		free(r->path[i]);
+		r->n--;
+		r->tag[i] = r->tag[r->n];
+		r->path[i] = r->path[r->n];
+		found = true;
+	}
+	return found;
+}
+
+/* Write R's lines into the open file FD and sync it. */
+static int mvfs_resv_put(int fd, const struct mvfs_resv *r)
+{
+	FILE *f = fdopen(fd, "w");
+	size_t i;
+	int err = 0;
+
+	if (!f) {
+		close(fd);
+		return -errno;
+	}
+	for (i = 0; i < r->n; i++)
+		fprintf(f, "%s\t%s\n", r->tag[i], r->path[i]);
+	if (fflush(f) || fsync(fileno(f)))
+		err = -errno;
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
+}
+
+/**
+ * mvfs_resv_write - replace the reservations, atomically
+ * @store_dir: the store, open for writing (its lock held)
+ * @r: the list
+ *
+ * Return: 0 or -errno.
+ */
+int mvfs_resv_write(const char *store_dir, const struct mvfs_resv *r)
+{
+	int dfd, fd, err;
+
+	dfd = open(store_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return mvfs_err(-errno, "%s: %s", store_dir, strerror(errno));
+	unlinkat(dfd, MVFS_RESV_TMP, 0);
+	fd = openat(dfd, MVFS_RESV_TMP,
+		    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	err = fd < 0 ? -errno : mvfs_resv_put(fd, r);
+	if (!err && renameat(dfd, MVFS_RESV_TMP, dfd, MVFS_RESV_FILE))
+		err = -errno;
+	if (!err && fsync(dfd))
+		err = -errno;
+	if (err)
+		unlinkat(dfd, MVFS_RESV_TMP, 0);
+	close(dfd);
+	if (err)
+		return mvfs_err(err, "store %s: cannot write %s: %s", store_dir,
+				MVFS_RESV_FILE, strerror(-err));
+	return 0;
+}

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * work_ci.c: the commands of work in a view that change the store or
+ * drop changes: checkin, uncheckout, checkout --reserved, unreserve.
+ * Each runs with the store open for writing, that is under its lock.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include "checkin.h"
+#include "err.h"
+#include "mvfs_ioctl.h"
+#include "reserve.h"
+#include "work.h"
+
+/**
+ * mvfs_w_checkin - mvfs checkin [PATH...] -m MSG
+ * @w: the command, the store open for writing
+ *
+ * Return: the exit status.
+ */
+int mvfs_w_checkin(struct mvfs_wctx *w)
+{
+	struct mvfs_checkin ci = {
+		.s = w->s, .store_dir = w->wc->store,
+		.vmnt = w->wc->view_root, .tag = w->tag,
+	};
+	int err;
+
+	if (w->vi.select != MVFS_SEL_LATEST) {
+		err = mvfs_err(-EROFS, "view %s selects revision %llu: %s",
+			       w->tag, w->rev,
+			       "check in from a view that selects the newest revision");
+		return mvfs_w_fail(w, err);
+	}
+	err = mvfs_priv_read(w->s, w->wc->store, w->tag, w->rev, &ci.p);
+	if (!err)
+		err = mvfs_checkin_select(&ci, w->paths, w->npaths);
+	if (!err)
+		err = mvfs_checkin_check(&ci);
+	if (!err)
+		err = mvfs_checkin_commit(&ci, w->msg);
+	if (!err) {
+		printf("revision %llu\n", ci.rev);
+		fflush(stdout);
+		err = mvfs_checkin_retire(&ci);
+	}
+	if (ci.stale)
+		printf("%u changed while they were checked in and stay private\n",
+		       ci.stale);
+	mvfs_priv_free(&ci.p);
+	mvfs_resv_free(&ci.resv);
+	return err ? mvfs_w_fail(w, err) : 0;
+}
+
+/* Copy private file SRC to the view as DST, a new view-private file. */
+static int mvfs_w_copy(const char *src, const char *dst)
+{
+	char buf[65536];
+	ssize_t n = 0;
+	int in, out, err = 0;
+
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return mvfs_err(-errno, "%s: %s", src, strerror(errno));
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0) {
+		err = mvfs_err(-errno, "%s: %s", dst, strerror(errno));
+		goto out_in;
+	}
+	while (!err && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			err = mvfs_err(-EIO, "%s: %s", dst, strerror(errno));
+	if (!err && n < 0)
+		err = mvfs_err(-errno, "%s: %s", src, strerror(errno));
+	if (close(out) && !err)
+		err = mvfs_err(-errno, "%s: %s", dst, strerror(errno));
+out_in:
+	close(in);
+	return err;
+}
+
+/* Keep CH's content as PATH.keep (or .keep.N) in the view. */
+static int mvfs_w_keep(struct mvfs_wctx *w, const struct mvfs_change *ch)
+{
+	struct stat st;
+	char *dst = NULL;
+	int i, err = -EEXIST;
+
+	if (!S_ISREG(ch->mode))
+		return 0;
+	for (i = 0; err == -EEXIST && i < 100; i++) {
+		free(dst);
+		if (asprintf(&dst, i ? "%s/%s/%s.keep.%d" : "%s/%s/%s.keep",
+			     w->wc->view_root, w->tag, ch->path, i) < 0)
+			return mvfs_err(-ENOMEM, "out of memory");
+		err = lstat(dst, &st) ? 0 : -EEXIST;
+	}
+	if (!err)
+		err = mvfs_w_copy(ch->upath, dst);
+	else
+		err = mvfs_err(err, "%s.keep: too many kept copies", ch->path);
+	if (!err)
+		printf("kept %s\n", dst + strlen(w->wc->view_root) +
+		       strlen(w->tag) + 2);
+	free(dst);
+	return err;
+}
+
+/* Drop change CH: keep a copy, give the element back. */
+static int mvfs_w_drop(struct mvfs_wctx *w, struct mvfs_change *ch)
+{
+	int err = 0;
+
+	if (ch->kind == MVFS_CH_ADD) {
+		if (lremovexattr(ch->upath, MVFS_XATTR_ELEM))
+			return mvfs_err(-errno, "%s: %s", ch->path,
+					strerror(errno));
+		return 0;
+	}
+	if (!w->rm && ch->kind != MVFS_CH_DEL)
+		err = mvfs_w_keep(w, ch);
+	if (!err)
+		err = mvfs_priv_retire(w->wc->view_root, w->tag, ch->path, 0,
+				       w->rev, MVFS_PRIV_FORCE);
+	return err;
+}
+
+/* Drop the change at PATH, and the other half of a rename. */
+static int mvfs_w_unco_one(struct mvfs_wctx *w, struct mvfs_priv *p,
+			   const char *path)
+{
+	struct mvfs_change *ch = mvfs_priv_find(p, path);
+	size_t i;
+	int err;
+
+	if (!ch || ch->kind == MVFS_CH_DIR || ch->kind == MVFS_CH_PRIV)
+		return mvfs_err(-ENOENT, "%s: not changed in view %s", path,
+				w->tag);
+	if (S_ISDIR(ch->mode) && ch->kind != MVFS_CH_ADD)
+		return mvfs_err(-EISDIR, "%s: %s", path,
+				"a changed directory: uncheckout what is in it");
+	err = mvfs_w_drop(w, ch);
+	for (i = 0; !err && i < p->n; i++)
+		if (&p->v[i] != ch && ch->kind != MVFS_CH_ADD &&
+		    ch->kind != MVFS_CH_MOD && p->v[i].from &&
+		    !strcmp(p->v[i].from, ch->from) &&
+		    (p->v[i].kind == MVFS_CH_DEL ||
+		     p->v[i].kind == MVFS_CH_REN))
+			err = mvfs_w_drop(w, &p->v[i]);
+	return err;
+}
+
+/**
+ * mvfs_w_uncheckout - mvfs uncheckout [--rm] PATH...
+ * @w: the command, the store open for writing
+ *
+ * Return: the exit status.
+ */
+int mvfs_w_uncheckout(struct mvfs_wctx *w)
+{
+	struct mvfs_resv r = { 0 };
+	struct mvfs_priv p;
+	bool any = false;
+	int i, err;
+
+	err = mvfs_priv_read(w->s, w->wc->store, w->tag, w->rev, &p);
+	if (!err)
+		err = mvfs_resv_read(w->wc->store, &r);
+	for (i = 0; !err && i < w->npaths; i++) {
+		err = mvfs_w_unco_one(w, &p, w->paths[i]);
+		any |= !err && mvfs_resv_drop(&r, w->tag, w->paths[i]);
+	}
+	if (any) {
+		i = mvfs_resv_write(w->wc->store, &r);
+		err = err ? err : i;
+	}
+	mvfs_resv_free(&r);
+	mvfs_priv_free(&p);
+	return err ? mvfs_w_fail(w, err) : 0;
+}
+
+/**
+ * mvfs_w_checkout - mvfs checkout --reserved PATH
+ * @w: the command, the store open for writing
+ *
+ * Return: the exit status.
+ */
+int mvfs_w_checkout(struct mvfs_wctx *w)
+{
+	struct mvfs_entry_info e;
+	struct mvfs_resv r;
+	const char *holder;
+	int err;
+
+	err = w->rev ? mvfs_store_lookup(w->s, w->rev, w->paths[0], &e) :
+		       -ENOENT;
+	if (err == -ENOENT || err == -ENOTDIR || !*w->paths[0])
+		return mvfs_w_fail(w, mvfs_err(-ENOENT, "%s: no element there in revision %llu",
+					      w->paths[0], w->rev));
+	if (!err)
+		err = mvfs_resv_read(w->wc->store, &r);
+	if (err)
+		return mvfs_w_fail(w, err);
+	holder = mvfs_resv_holder(w->s, &r, w->paths[0]);
+	if (holder && strcmp(holder, w->tag))
+		err = mvfs_err(-EBUSY, "%s: reserved by view %s", w->paths[0],
+			       holder);
+	else if (!holder)
+		err = mvfs_resv_add(&r, w->tag, w->paths[0]);
+	if (!err && !holder)
+		err = mvfs_resv_write(w->wc->store, &r);
+	mvfs_resv_free(&r);
+	return err ? mvfs_w_fail(w, err) : 0;
+}
+
+/**
+ * mvfs_w_unreserve - mvfs unreserve PATH
+ * @w: the command, the store open for writing
+ *
+ * Return: the exit status.
+ */
+int mvfs_w_unreserve(struct mvfs_wctx *w)
+{
+	struct mvfs_resv r;
+	int err;
+
+	err = mvfs_resv_read(w->wc->store, &r);
+	if (err)
+		return mvfs_w_fail(w, err);
+	if (!mvfs_resv_drop(&r, w->tag, w->paths[0]))
+		err = mvfs_err(-ENOENT, "%s: not reserved by view %s",
+			       w->paths[0], w->tag);
+	else
+		err = mvfs_resv_write(w->wc->store, &r);
+	mvfs_resv_free(&r);
+	return err ? mvfs_w_fail(w, err) : 0;
+}
