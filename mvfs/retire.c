@@ -232,6 +232,10 @@ static int mvfs_retire_found(struct mvfs_priv_req *r, struct dentry *d)
 	return err;
 }
 
+/*
+ * Lock order as for every change (mvfs.h): the mvfs directory first, then
+ * write access to the store, as the VFS takes them around mvfs_rename().
+ */
 static int mvfs_retire(struct mvfs_priv_req *r)
 {
 	struct inode *dir = d_inode(r->dir.dentry);
@@ -239,30 +243,31 @@ static int mvfs_retire(struct mvfs_priv_req *r)
 	struct dentry *d;
 	int err;
 
-	err = mnt_want_write(sbi->store.mnt);
-	if (err)
-		return err;
 	inode_lock_nested(dir, I_MUTEX_PARENT);
 	d = lookup_one_len(r->name.name, r->dir.dentry, r->name.len);
 	err = PTR_ERR_OR_ZERO(d);
 	if (err)
 		goto out_unlock;
+	err = mnt_want_write(sbi->store.mnt);
+	if (err)
+		goto out_dput;
 	if (d_really_is_positive(d) && mvfs_upper(d_inode(d)))
 		err = mvfs_retire_found(r, d);
 	else if (d_really_is_negative(d))
 		err = mvfs_retire_whiteout(sbi, mvfs_upper(dir), &r->name);
 	else
 		err = -ENOENT;
+	mnt_drop_write(sbi->store.mnt);
 	inode_unlock(dir);
 	/* The view shows the revision there now: look it up again. */
 	if (!err)
 		d_invalidate(d);
 	dput(d);
-	goto out_drop;
+	return err;
+out_dput:
+	dput(d);
 out_unlock:
 	inode_unlock(dir);
-out_drop:
-	mnt_drop_write(sbi->store.mnt);
 	return err;
 }
 
