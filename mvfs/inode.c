@@ -181,8 +181,12 @@ struct inode *mvfs_new_inode(struct super_block *sb, enum mvfs_kind kind,
 	return inode;
 }
 
-/* Give INODE the stored attributes of E. */
-static void mvfs_inode_attr(struct inode *inode, const struct mvfs_entry *e)
+/**
+ * mvfs_inode_attr - give an inode the stored attributes of an entry
+ * @inode: the inode
+ * @e: the entry
+ */
+void mvfs_inode_attr(struct inode *inode, const struct mvfs_entry *e)
 {
 	inode->i_mode = e->mode;
 	inode->i_uid = make_kuid(&init_user_ns, e->uid);

@@ -261,6 +261,7 @@ struct inode *mvfs_view_inode(struct super_block *sb, struct mvfs_view *v);
 struct inode *mvfs_upper_inode(struct super_block *sb, struct dentry *upper,
 			       struct mvfs_view *view, const char *path);
 void mvfs_copyattr(struct inode *inode);
+void mvfs_inode_attr(struct inode *inode, const struct mvfs_entry *e);
 u64 mvfs_ino(struct mvfs_view *v, const char *dir, const char *name,
 	     unsigned int len);
 int mvfs_dir_lower(struct inode *dir, u64 *tree, u64 *rev);

@@ -49,6 +49,9 @@ static int mvfs_lower_refresh(struct inode *inode)
 		ei->ref = e->ref;
 		WRITE_ONCE(ei->rev, rev);
 		valid = 1;
+		/* A directory of the tree alone shows its new attributes. */
+		if (S_ISDIR(e->mode) && !mvfs_upper(inode))
+			mvfs_inode_attr(inode, e);
 	}
 out_unlock:
 	mutex_unlock(&ei->plock);
