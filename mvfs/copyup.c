@@ -149,6 +149,7 @@ static struct dentry *mvfs_copy_place(struct mvfs_sb_info *sbi,
 				      struct dentry *udir,
 				      const struct qstr *name)
 {
+	struct timespec64 pm, pc;
 	struct dentry *trap, *d;
 	int err;
 
@@ -159,8 +160,17 @@ static struct dentry *mvfs_copy_place(struct mvfs_sb_info *sbi,
 	err = -EEXIST;
 	if (d_is_positive(d) || trap == d || trap == w)
 		goto out_dput;
+	pm = d_inode(udir)->i_mtime;
+	pc = d_inode(udir)->i_ctime;
 	err = mvfs_do_rename(sbi, d_inode(work), w, d_inode(udir), d, 0);
 	if (!err) {
+		/*
+		 * A copy-up changes nothing the user sees: the parent keeps
+		 * its times, as overlayfs restores them (its lock is held).
+		 */
+		d_inode(udir)->i_mtime = pm;
+		d_inode(udir)->i_ctime = pc;
+		mark_inode_dirty(d_inode(udir));
 		/* The rename moved W to the name; D stays negative. */
 		dput(d);
 		d = dget(w);
@@ -217,13 +227,10 @@ static struct dentry *mvfs_copy_build(struct dentry *dentry,
 	return err ? ERR_PTR(err) : d;
 }
 
-/* Set a private inode's mtime (if @m) and ctime as they were. */
-static void mvfs_set_times(struct inode *u, const struct timespec64 *m,
-			   const struct timespec64 *c)
+/* Set a private inode's ctime as it was. */
+static void mvfs_set_ctime(struct inode *u, const struct timespec64 *c)
 {
 	inode_lock(u);
-	if (m)
-		u->i_mtime = *m;
 	u->i_ctime = *c;
 	mark_inode_dirty(u);
 	inode_unlock(u);
@@ -236,8 +243,6 @@ static int mvfs_copy_up_one(struct dentry *dentry)
 	struct mvfs_inode_info *ei = MVFS_I(inode);
 	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
 	struct dentry *parent, *work, *d;
-	struct timespec64 pm, pc;
-	struct inode *pu;
 	int err;
 
 	mutex_lock(&ei->cu_lock);
@@ -254,21 +259,12 @@ static int mvfs_copy_up_one(struct dentry *dentry)
 	if (err)
 		goto out_work;
 	parent = dget_parent(dentry);
-	pu = d_inode(mvfs_upper(d_inode(parent)));
-	pm = pu->i_mtime;
-	pc = pu->i_ctime;
 	d = mvfs_copy_build(dentry, work, mvfs_upper(d_inode(parent)));
 	dput(parent);
 	err = PTR_ERR_OR_ZERO(d);
-	if (!err) {
-		/*
-		 * A copy-up changes nothing the user sees: the parent keeps
-		 * its times (as overlayfs restores them), the copy the
-		 * element's ctime, which no call can set.
-		 */
-		mvfs_set_times(pu, &pm, &pc);
-		mvfs_set_times(d_inode(d), NULL, &inode->i_ctime);
-	}
+	/* The copy keeps the element's ctime, which no call can set. */
+	if (!err)
+		mvfs_set_ctime(d_inode(d), &inode->i_ctime);
 	mnt_drop_write(sbi->store.mnt);
 	if (!err) {
 		/* Publish it complete: mvfs_upper() pairs with this. */

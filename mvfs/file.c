@@ -115,16 +115,27 @@ static struct file *mvfs_real_open(struct file *file)
  */
 static int mvfs_file_open(struct inode *inode, struct file *file)
 {
+	bool write = (file->f_mode & FMODE_WRITE) || (file->f_flags & O_TRUNC);
+	struct dentry *upper;
 	struct mvfs_file *mf;
 	struct file *real;
-	int err;
+	int err = 0;
 
-	if ((file->f_mode & FMODE_WRITE) || (file->f_flags & O_TRUNC)) {
+	/*
+	 * Against RETIRE, which looks for writers under the inode's lock:
+	 * a private file it removed meanwhile is -ESTALE, and the VFS looks
+	 * the name up again (LOOKUP_REVAL): no write goes to a retired copy.
+	 */
+	if (write) {
+		inode_lock_shared(inode);
 		err = mvfs_copy_up(file->f_path.dentry);
-		if (err)
-			return err;
+		upper = mvfs_upper(inode);
+		if (!err && d_inode(upper)->i_nlink == 0)
+			err = -ESTALE;
 	}
-	real = mvfs_real_open(file);
+	real = err ? ERR_PTR(err) : mvfs_real_open(file);
+	if (write)
+		inode_unlock_shared(inode);
 	if (IS_ERR(real))
 		return PTR_ERR(real);
 	mf = mvfs_file_new(inode);

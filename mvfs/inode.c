@@ -18,6 +18,7 @@
 
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/slab.h>
 #include "mvfs.h"
@@ -504,10 +505,16 @@ int mvfs_permission(struct user_namespace *mnt_userns, struct inode *inode,
  */
 int mvfs_update_time(struct inode *inode, struct timespec64 *now, int flags)
 {
+	struct vfsmount *mnt = MVFS_SB(inode->i_sb)->store.mnt;
 	struct dentry *upper = mvfs_upper(inode);
 
-	if (upper && MVFS_I(inode)->kind != MVFS_VIEW)
+	if (upper && MVFS_I(inode)->kind != MVFS_VIEW &&
+	    !mnt_want_write(mnt)) {
+		inode_lock(d_inode(upper));
 		generic_update_time(d_inode(upper), now, flags);
+		inode_unlock(d_inode(upper));
+		mnt_drop_write(mnt);
+	}
 	return generic_update_time(inode, now, flags);
 }
 

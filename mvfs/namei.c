@@ -222,6 +222,10 @@ static int __mvfs_link(struct dentry *old, struct inode *dir,
 	struct dentry *udir, *u;
 	int err;
 
+	/* Views are separate trees: nothing is shared between two. */
+	if (MVFS_I(inode)->view != MVFS_I(dir)->view)
+		return -EXDEV;
+
 	err = mvfs_copy_up(old);
 	if (!err)
 		err = mvfs_begin(dentry);
@@ -353,10 +357,13 @@ static int mvfs_rename_prepare(struct dentry *od, struct dentry *nd)
 		err = mvfs_copy_up(od);
 	if (!err)
 		err = mvfs_copy_up(nd->d_parent);
-	if (!err && target && S_ISDIR(target->i_mode) && mvfs_upper(target))
-		err = mvfs_clear_whiteouts(sbi, mvfs_upper(target));
 	if (!err)
 		err = mnt_want_write(sbi->store.mnt);
+	if (!err && target && S_ISDIR(target->i_mode) && mvfs_upper(target)) {
+		err = mvfs_clear_whiteouts(sbi, mvfs_upper(target));
+		if (err)
+			mnt_drop_write(sbi->store.mnt);
+	}
 	return err;
 }
 
@@ -480,6 +487,8 @@ static int __mvfs_rename(struct inode *odir, struct dentry *od,
 	struct dentry *uod, *und, *trap;
 	int lower, err;
 
+	if (MVFS_I(odir)->view != MVFS_I(ndir)->view)
+		return -EXDEV;	/* views are separate trees */
 	if (flags & RENAME_EXCHANGE)
 		return mvfs_exchange(od, nd);
 	if (flags & ~RENAME_NOREPLACE)

@@ -259,8 +259,11 @@ static int mvfs_retire(struct mvfs_priv_req *r)
 		err = -ENOENT;
 	mnt_drop_write(sbi->store.mnt);
 	inode_unlock(dir);
-	/* The view shows the revision there now: look it up again. */
-	if (!err)
+	/*
+	 * The view shows the revision there now: look it up again; a
+	 * directory stays (it merges the new revision), so a cwd in it does.
+	 */
+	if (!err && !d_is_dir(d))
 		d_invalidate(d);
 	dput(d);
 	return err;
