@@ -103,7 +103,9 @@ static int mvfs_root_build(const char *vmnt, const char *tag,
 
 static void mvfs_root_undo(const char *root)
 {
-	umount2(root, MNT_DETACH);
+	/* Every mount stacked there, then the directory. */
+	while (!umount2(root, MNT_DETACH))
+		;
 	rmdir(root);
 }
 
@@ -123,12 +125,20 @@ int mvfs_viewroot_start(const char *vmnt, const char *tag)
 	if (err)
 		return err;
 	snprintf(root, sizeof(root), "%s/%s", MVFS_VIEWROOTS, tag);
-	if (mkdir(root, 0755)) {
-		if (errno == EEXIST)
-			return mvfs_err(-EEXIST, "view %s is already started",
-					tag);
-		return mvfs_err(-errno, "mkdir %s: %s", root, strerror(errno));
+	/*
+	 * A root the module does not know (its view left the store while it
+	 * was started, or a start was cut short) is taken down first.
+	 */
+	err = mkdir(root, 0755) ? -errno : 0;
+	if (err == -EEXIST &&
+	    !mvfs_view_ioctl(vmnt, MVFS_IOC_IDLE, tag, 0, -1, NULL)) {
+		mvfs_root_undo(root);
+		err = mkdir(root, 0755) ? -errno : 0;
 	}
+	if (err == -EEXIST)
+		return mvfs_err(err, "view %s is already started", tag);
+	if (err)
+		return mvfs_err(err, "mkdir %s: %s", root, strerror(-err));
 	err = mvfs_root_build(vmnt, tag, root);
 	if (err)
 		goto out_undo;
