@@ -201,7 +201,7 @@ static int mvfs_retire_entry(struct mvfs_priv_req *r, struct dentry *d)
 	return err;
 }
 
-/* RETIRE, once the entry is found. */
+/* RETIRE, once the entry is found; its inode and its parent locked. */
 static int mvfs_retire_found(struct mvfs_priv_req *r, struct dentry *d)
 {
 	struct inode *inode = d_inode(d);
@@ -210,7 +210,6 @@ static int mvfs_retire_found(struct mvfs_priv_req *r, struct dentry *d)
 	struct mvfs_origin o;
 	int err;
 
-	inode_lock(inode);
 	busy = atomic_read(&inode->i_writecount) > 0 ||
 	       atomic_read(&d_inode(upper)->i_writecount) > 0;
 	if (force && busy) {
@@ -228,7 +227,6 @@ static int mvfs_retire_found(struct mvfs_priv_req *r, struct dentry *d)
 	} else {
 		err = mvfs_retire_entry(r, d);
 	}
-	inode_unlock(inode);
 	return err;
 }
 
@@ -248,9 +246,12 @@ static int mvfs_retire(struct mvfs_priv_req *r)
 	err = PTR_ERR_OR_ZERO(d);
 	if (err)
 		goto out_unlock;
+	/* The victim's lock too, before the store's, as setattr has them. */
+	if (d_really_is_positive(d))
+		inode_lock(d_inode(d));
 	err = mnt_want_write(sbi->store.mnt);
 	if (err)
-		goto out_dput;
+		goto out_unlock_victim;
 	if (d_really_is_positive(d) && mvfs_upper(d_inode(d)))
 		err = mvfs_retire_found(r, d);
 	else if (d_really_is_negative(d))
@@ -258,6 +259,9 @@ static int mvfs_retire(struct mvfs_priv_req *r)
 	else
 		err = -ENOENT;
 	mnt_drop_write(sbi->store.mnt);
+out_unlock_victim:
+	if (d_really_is_positive(d))
+		inode_unlock(d_inode(d));
 	inode_unlock(dir);
 	/*
 	 * The view shows the revision there now: look it up again; a
@@ -267,8 +271,6 @@ static int mvfs_retire(struct mvfs_priv_req *r)
 		d_invalidate(d);
 	dput(d);
 	return err;
-out_dput:
-	dput(d);
 out_unlock:
 	inode_unlock(dir);
 	return err;
