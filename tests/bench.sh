@@ -14,7 +14,10 @@
 # Environment: MVFS_MEM (MiB, default 2048), BENCH_RUNS (runs per
 # measure, odd so that the median is a run, default 7), BENCH_REVS (the
 # history of the lookup rows, default 1000; less for a quick run),
-# BENCH_STORE_SIZE (default 4G).
+# BENCH_STORE_SIZE (default 4G), BENCH_ROWS (all, default; read: only
+# the rows of read-only views; write: only issue 7's writes in a view),
+# BENCH_QUICK=1 (the write rows' files and trees 4 times smaller, for a
+# quick look: 64 MiB instead of 256, 2,500 files instead of 10,000, ...).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,6 +48,10 @@ if [ $((runs % 2)) = 0 ]; then
 	echo "bench.sh: BENCH_RUNS=$runs: an odd number, so that the median is one run" >&2
 	exit 2
 fi
+rows=${BENCH_ROWS:-all}
+case $rows in all | read | write) ;; *) echo "bench.sh: BENCH_ROWS=$rows: all, read or write" >&2; exit 2 ;; esac
+quick=${BENCH_QUICK:-0}
+case $quick in 0 | 1) ;; *) echo "bench.sh: BENCH_QUICK=$quick: 0 or 1" >&2; exit 2 ;; esac
 revs=${BENCH_REVS:-1000}
 case $revs in '' | *[!0-9]*) echo "bench.sh: BENCH_REVS=$revs" >&2; exit 2 ;; esac
 [ "$revs" -ge 20 ] || { echo "bench.sh: BENCH_REVS=$revs: at least 20" >&2; exit 2; }
@@ -54,7 +61,7 @@ echo "# make bench: one boot of the release guest, store $store," \
 set +e
 MVFS_MEM=${MVFS_MEM:-2048} "$top/qemu/boot.sh" -k "$kernel" -i "$initrd" \
 	-s "$store" -m cmd -T "$timeout" -l "$log" \
-	-c "RUNS=$runs REVS=$revs sh /tests/bench/run"
+	-c "RUNS=$runs REVS=$revs ROWS=$rows QUICK=$quick sh /tests/bench/run"
 rc=$?
 set -e
 sed -n '/^mvfs-bench-table-begin$/,/^mvfs-bench-table-end$/p' "$log" |
