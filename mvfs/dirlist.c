@@ -282,6 +282,7 @@ static bool mvfs_subdir_actor(void *priv, const struct mvfs_entry *e,
  */
 unsigned int mvfs_dir_nlink(struct inode *dir)
 {
+	struct mvfs_inode_info *ei = MVFS_I(dir);
 	struct mvfs_dirlist *l;
 	unsigned int i, n = 0;
 	u64 tree, rev;
@@ -292,10 +293,18 @@ unsigned int mvfs_dir_nlink(struct inode *dir)
 		for (i = 0; i < l->count; i++)
 			n += l->ents[i]->type == DT_DIR && !l->ents[i]->whiteout;
 		mvfs_dirlist_free(l);
-	} else if (mvfs_dir_lower(dir, &tree, &rev) ||
-		   mvfs_store_iterate(MVFS_SB(dir->i_sb), tree, 0,
-				      mvfs_subdir_actor, &n)) {
-		return 0;
+	} else {
+		if (mvfs_dir_lower(dir, &tree, &rev))
+			return 0;
+		/* A tree never changes: count once per tree, not per stat. */
+		if (READ_ONCE(ei->nlink) && READ_ONCE(ei->nlink_tree) == tree)
+			return READ_ONCE(ei->nlink);
+		if (mvfs_store_iterate(MVFS_SB(dir->i_sb), tree, 0,
+				       mvfs_subdir_actor, &n))
+			return 0;
+		WRITE_ONCE(ei->nlink, 0);
+		WRITE_ONCE(ei->nlink_tree, tree);
+		WRITE_ONCE(ei->nlink, n + 2);
 	}
 	return n + 2;
 }

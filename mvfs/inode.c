@@ -41,6 +41,8 @@ struct inode *mvfs_alloc_inode(struct super_block *sb)
 	ei->path = NULL;
 	ei->merge = false;
 	ei->upper = NULL;
+	ei->nlink = 0;
+	ei->nlink_tree = 0;
 	ei->wgen = atomic64_inc_return(&MVFS_SB(sb)->wgen);
 	return &ei->vfs_inode;
 }

@@ -195,6 +195,8 @@ struct mvfs_inode_info {
 	struct mutex		cu_lock;	/* serialises copy-up */
 	struct dentry		*upper;	/* private entry; set once, acquire */
 	u64			wgen;	/* write generation; under inode lock */
+	u64			nlink_tree;	/* the tree nlink was counted in */
+	unsigned int		nlink;	/* its link count, 0 unknown; ONCE */
 };
 
 static inline struct mvfs_inode_info *MVFS_I(struct inode *inode)
