@@ -115,14 +115,9 @@ static int mvfs_dirlist_upper(struct mvfs_sb_info *sbi, struct dentry *udir,
 			      struct mvfs_dirlist *l)
 {
 	struct mvfs_upper_ctx c = { .ctx.actor = mvfs_upper_actor, .l = l };
-	struct file *f;
 	int err;
 
-	f = mvfs_priv_open(sbi, udir, O_RDONLY | O_DIRECTORY | O_NOATIME);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	err = iterate_dir(f, &c.ctx);
-	fput(f);
+	err = mvfs_priv_iterate(sbi, udir, &c.ctx);
 	if (!err)
 		err = c.err;
 	if (!err)

@@ -325,6 +325,8 @@ int mvfs_do_unlink(struct mvfs_sb_info *sbi, struct inode *dir,
 int mvfs_clear_whiteouts(struct mvfs_sb_info *sbi, struct dentry *dir);
 struct file *mvfs_priv_open(struct mvfs_sb_info *sbi, struct dentry *d,
 			    int flags);
+int mvfs_priv_iterate(struct mvfs_sb_info *sbi, struct dentry *dir,
+		      struct dir_context *ctx);
 
 /* copyup.c */
 struct dentry *mvfs_view_top(struct dentry *dentry);

@@ -375,15 +375,10 @@ int mvfs_clear_whiteouts(struct mvfs_sb_info *sbi, struct dentry *dir)
 {
 	struct mvfs_wh_ctx c = { .ctx.actor = mvfs_wh_actor };
 	struct mvfs_wh_name *n, *tmp;
-	struct file *f;
 	int err;
 
 	INIT_LIST_HEAD(&c.names);
-	f = mvfs_priv_open(sbi, dir, O_RDONLY | O_DIRECTORY | O_NOATIME);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	err = iterate_dir(f, &c.ctx);
-	fput(f);
+	err = mvfs_priv_iterate(sbi, dir, &c.ctx);
 	if (!err)
 		err = c.err;
 	if (!err && !list_empty(&c.names)) {
@@ -393,6 +388,28 @@ int mvfs_clear_whiteouts(struct mvfs_sb_info *sbi, struct dentry *dir)
 	}
 	list_for_each_entry_safe(n, tmp, &c.names, node)
 		kfree(n);
+	return err;
+}
+
+/**
+ * mvfs_priv_iterate - read a private directory's entries
+ * @sbi: the mount
+ * @dir: the directory, not locked
+ * @ctx: what each entry is given to
+ *
+ * Return: 0 or -errno (iterate_dir()'s).
+ */
+int mvfs_priv_iterate(struct mvfs_sb_info *sbi, struct dentry *dir,
+		      struct dir_context *ctx)
+{
+	struct file *f;
+	int err;
+
+	f = mvfs_priv_open(sbi, dir, O_RDONLY | O_DIRECTORY | O_NOATIME);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	err = iterate_dir(f, ctx);
+	fput(f);
 	return err;
 }
 
