@@ -116,48 +116,57 @@ static void mvfs_root_undo(const char *root)
  *
  * Return: 0, or -errno with a message (-EEXIST: already started).
  */
+/* Register ROOT as view TAG's root: 0 or -errno (-EEXIST: registered). */
+static int mvfs_root_register(const char *vmnt, const char *tag,
+			      const char *root)
+{
+	int fd, err;
+
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return mvfs_err(-errno, "open %s: %s", root, strerror(errno));
+	err = mvfs_view_ioctl(vmnt, MVFS_IOC_REGISTER, tag, 0, fd, NULL);
+	close(fd);
+	if (err)
+		mvfs_err(err, "register the root of view %s: %s", tag,
+			 strerror(-err));
+	return err;
+}
+
 int mvfs_viewroot_start(const char *vmnt, const char *tag)
 {
 	char root[PATH_MAX];
-	int fd, err;
+	int err;
 
 	err = mvfs_roots_parent();
 	if (err)
 		return err;
 	snprintf(root, sizeof(root), "%s/%s", MVFS_VIEWROOTS, tag);
 	/*
-	 * A root the module does not know (its view left the store while it
-	 * was started, or a start was cut short) is taken down first.
+	 * A root is already there: the view is started, or the module let
+	 * it go (its view left the store while it was started) or a start
+	 * was cut short.  Registering it again tells which: EEXIST, it is
+	 * started; EINVAL, it is no root of this view now: take it down and
+	 * build it afresh.
 	 */
 	err = mkdir(root, 0755) ? -errno : 0;
-	if (err == -EEXIST &&
-	    !mvfs_view_ioctl(vmnt, MVFS_IOC_IDLE, tag, 0, -1, NULL)) {
+	if (err == -EEXIST) {
+		err = mvfs_root_register(vmnt, tag, root);
+		if (err == -EEXIST)
+			return mvfs_err(err, "view %s is already started",
+					tag);
+		if (err != -EINVAL)
+			return err;
 		mvfs_root_undo(root);
 		err = mkdir(root, 0755) ? -errno : 0;
 	}
-	if (err == -EEXIST)
-		return mvfs_err(err, "view %s is already started", tag);
 	if (err)
 		return mvfs_err(err, "mkdir %s: %s", root, strerror(-err));
 	err = mvfs_root_build(vmnt, tag, root);
+	if (!err)
+		err = mvfs_root_register(vmnt, tag, root);
 	if (err)
-		goto out_undo;
-	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		err = mvfs_err(-errno, "open %s: %s", root, strerror(errno));
-		goto out_undo;
-	}
-	err = mvfs_view_ioctl(vmnt, MVFS_IOC_REGISTER, tag, 0, fd, NULL);
-	close(fd);
-	if (err) {
-		mvfs_err(err, "register the root of view %s: %s", tag,
-			 strerror(-err));
-		goto out_undo;
-	}
-	return 0;
-
-out_undo:
-	mvfs_root_undo(root);
+		mvfs_root_undo(root);
 	return err;
 }
 
