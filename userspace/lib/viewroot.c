@@ -103,9 +103,19 @@ static int mvfs_root_build(const char *vmnt, const char *tag,
 
 static void mvfs_root_undo(const char *root)
 {
+	char vob[PATH_MAX + 8];
+
 	/* Every mount stacked there, then the directory. */
 	while (!umount2(root, MNT_DETACH))
 		;
+	/*
+	 * A start racing with an end may have made vob in the bare
+	 * directory, after the end took its mounts down.
+	 */
+	snprintf(vob, sizeof(vob), "%s/vob", root);
+	while (!umount2(vob, MNT_DETACH))
+		;
+	rmdir(vob);
 	rmdir(root);
 }
 
