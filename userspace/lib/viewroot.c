@@ -103,19 +103,7 @@ static int mvfs_root_build(const char *vmnt, const char *tag,
 
 static void mvfs_root_undo(const char *root)
 {
-	char vob[PATH_MAX + 8];
-
-	/* Every mount stacked there, then the directory. */
-	while (!umount2(root, MNT_DETACH))
-		;
-	/*
-	 * A start racing with an end may have made vob in the bare
-	 * directory, after the end took its mounts down.
-	 */
-	snprintf(vob, sizeof(vob), "%s/vob", root);
-	while (!umount2(vob, MNT_DETACH))
-		;
-	rmdir(vob);
+	umount2(root, MNT_DETACH);
 	rmdir(root);
 }
 
@@ -126,57 +114,40 @@ static void mvfs_root_undo(const char *root)
  *
  * Return: 0, or -errno with a message (-EEXIST: already started).
  */
-/* Register ROOT as view TAG's root: 0 or -errno (-EEXIST: registered). */
-static int mvfs_root_register(const char *vmnt, const char *tag,
-			      const char *root)
-{
-	int fd, err;
-
-	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return mvfs_err(-errno, "open %s: %s", root, strerror(errno));
-	err = mvfs_view_ioctl(vmnt, MVFS_IOC_REGISTER, tag, 0, fd, NULL);
-	close(fd);
-	if (err)
-		mvfs_err(err, "register the root of view %s: %s", tag,
-			 strerror(-err));
-	return err;
-}
-
 int mvfs_viewroot_start(const char *vmnt, const char *tag)
 {
 	char root[PATH_MAX];
-	int err;
+	int fd, err;
 
 	err = mvfs_roots_parent();
 	if (err)
 		return err;
 	snprintf(root, sizeof(root), "%s/%s", MVFS_VIEWROOTS, tag);
-	/*
-	 * A root is already there: the view is started, or the module let
-	 * it go (its view left the store while it was started) or a start
-	 * was cut short.  Registering it again tells which: EEXIST, it is
-	 * started; EINVAL, it is no root of this view now: take it down and
-	 * build it afresh.
-	 */
-	err = mkdir(root, 0755) ? -errno : 0;
-	if (err == -EEXIST) {
-		err = mvfs_root_register(vmnt, tag, root);
-		if (err == -EEXIST)
-			return mvfs_err(err, "view %s is already started",
+	if (mkdir(root, 0755)) {
+		if (errno == EEXIST)
+			return mvfs_err(-EEXIST, "view %s is already started",
 					tag);
-		if (err != -EINVAL)
-			return err;
-		mvfs_root_undo(root);
-		err = mkdir(root, 0755) ? -errno : 0;
+		return mvfs_err(-errno, "mkdir %s: %s", root, strerror(errno));
 	}
-	if (err)
-		return mvfs_err(err, "mkdir %s: %s", root, strerror(-err));
 	err = mvfs_root_build(vmnt, tag, root);
-	if (!err)
-		err = mvfs_root_register(vmnt, tag, root);
 	if (err)
-		mvfs_root_undo(root);
+		goto out_undo;
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		err = mvfs_err(-errno, "open %s: %s", root, strerror(errno));
+		goto out_undo;
+	}
+	err = mvfs_view_ioctl(vmnt, MVFS_IOC_REGISTER, tag, 0, fd, NULL);
+	close(fd);
+	if (err) {
+		mvfs_err(err, "register the root of view %s: %s", tag,
+			 strerror(-err));
+		goto out_undo;
+	}
+	return 0;
+
+out_undo:
+	mvfs_root_undo(root);
 	return err;
 }
 
@@ -199,19 +170,12 @@ int mvfs_viewroot_end(const char *vmnt, const char *tag, bool force)
 	if (err == -EBUSY)
 		return mvfs_err(err, "view %s is in use: %s", tag,
 				"processes are set to it or files are open (see dmesg); --force ends it anyway");
-	snprintf(root, sizeof(root), "%s/%s", MVFS_VIEWROOTS, tag);
-	/*
-	 * Not registered, but its root is still here: the module dropped
-	 * the registration when the view left the store (a reload) while it
-	 * was started.  Take the root down.
-	 */
-	if (err == -ENOENT && access(root, F_OK) == 0)
-		err = 0;
 	if (err == -ENOENT)
 		return mvfs_err(err, "view %s is not started", tag);
 	if (err)
 		return mvfs_err(err, "unregister view %s: %s", tag,
 				strerror(-err));
+	snprintf(root, sizeof(root), "%s/%s", MVFS_VIEWROOTS, tag);
 	mvfs_root_undo(root);
 	return 0;
 }
