@@ -16,7 +16,7 @@ BUILD		:= $(CURDIR)/build
 MVFS_STORE	?= $(BUILD)/store.img
 STORE_SIZE	?= 2G
 TIMEOUT		?= 900
-CHECK_TIMEOUT	?= 1800
+CHECK_TIMEOUT	?= 2700
 T		?=
 
 KDIR_release	= $(shell qemu/kernel.sh dir release)
