@@ -125,11 +125,13 @@ static int mvfs_state_check(struct mvfs_sb_info *sbi, void *buf, u64 size)
 		why = "its size field is not its size";
 	else if (mvfs_state_sum(buf, size) != sum)
 		why = "checksum mismatch";
-	else if (mvfs_state_size(le32_to_cpu(h->nrevs),
+	else if (mvfs_state_size(le32_to_cpu(h->format),
+				 le32_to_cpu(h->nrevs),
 				 le32_to_cpu(h->nlabels),
-				 le32_to_cpu(h->nviews)) != size)
+				 le32_to_cpu(h->nviews),
+				 le32_to_cpu(h->nbranches)) != size)
 		why = "its records do not fill it";
-	else if (h->reserved)
+	else if (h->nbranches)
 		why = "reserved field set";
 	else if (le64_to_cpu(h->pack_len) < sizeof(struct mvfs_pack_hdr) ||
 		 le64_to_cpu(h->pack_len) > i_size_read(file_inode(sbi->pack)) ||

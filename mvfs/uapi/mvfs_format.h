@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * mvfs_format.h: the on-disk format of an mvfs store, format 2.
+ * mvfs_format.h: the on-disk format of an mvfs store, format 3.
  *
  * Shared by the module (mvfs/store.c is its only reader in the kernel) and
  * the tools (userspace/lib/store.c is its only user of it).
@@ -41,10 +41,12 @@
 
 /*
  * The store's format, in the state file.  Format 1 has no private areas
- * (views are read-only); format 2 adds views/.  The pack's own layout has
- * not changed: its header says MVFS_PACK_FORMAT.
+ * (views are read-only); format 2 adds views/; format 3 adds branches,
+ * a parent and a merge source to each revision, and a config spec to
+ * each view.  The pack's own layout has not changed: its header says
+ * MVFS_PACK_FORMAT.
  */
-#define MVFS_FORMAT		2
+#define MVFS_FORMAT		2	/* 3 once module and tools read it */
 #define MVFS_FORMAT_MIN		1	/* still read, read-only views */
 #define MVFS_PACK_FORMAT	1
 #define MVFS_STATE_MAGIC	0x5453564d	/* "MVST" */
@@ -109,7 +111,7 @@ struct mvfs_state_hdr {
 	__le32	nrevs;		/* then struct mvfs_rev_disk[nrevs] */
 	__le32	nlabels;	/* then struct mvfs_label_disk[nlabels] */
 	__le32	nviews;		/* then struct mvfs_view_disk[nviews] */
-	__le32	reserved;	/* 0 */
+	__le32	nbranches;	/* format 3: then mvfs_branch_disk[]; else 0 */
 };
 
 /*
@@ -152,9 +154,32 @@ struct mvfs_rev_disk {
 	__le32	author;		/* uid of the importer */
 };
 
+/*
+ * Format 3: a revision record is struct mvfs_rev3_disk.  Revisions are
+ * numbered 1, 2, 3... across all branches; each is on one branch.
+ */
+struct mvfs_rev3_disk {
+	struct mvfs_rev_disk	r;	/* as in formats 1 and 2 */
+	__le64	parent;		/* the revision it was made from; 0 none */
+	__le64	merge;		/* the revision merged into it; 0 none */
+	__le32	branch;		/* index of its branch record; 0 main */
+	__le32	reserved;	/* 0 */
+};
+
 struct mvfs_label_disk {
 	char	name[MVFS_NAME_FIELD];
 	__le64	rev;
+};
+
+/*
+ * Format 3: a branch.  Record 0 is always "main", from 0.  A branch's
+ * newest revision (BRANCH/LATEST) is the highest-numbered revision on it,
+ * or, while it has none, the revision it starts from.
+ */
+#define MVFS_MAIN_BRANCH	"main"
+struct mvfs_branch_disk {
+	char	name[MVFS_NAME_FIELD];
+	__le64	from;		/* the revision it branches from; 0 main */
 };
 
 enum mvfs_select {
@@ -163,6 +188,7 @@ enum mvfs_select {
 	MVFS_SEL_LATEST	= 3,	/* the newest revision, moving */
 };
 
+/* Formats 1 and 2: a view selects one revision. */
 struct mvfs_view_disk {
 	char	tag[MVFS_NAME_FIELD];
 	char	label[MVFS_NAME_FIELD];	/* MVFS_SEL_LABEL */
@@ -171,6 +197,20 @@ struct mvfs_view_disk {
 	__le32	uid;			/* owner */
 	__le32	gid;
 	__le32	mode;			/* permission bits, 0..0777 */
+};
+
+/*
+ * Format 3: a view selects by its config spec (mvfs_spec.h), text in the
+ * pack.  A spec is never changed in place: setcs appends a new one.
+ */
+struct mvfs_view3_disk {
+	char	tag[MVFS_NAME_FIELD];
+	__le64	cs_off;			/* pack offset of the spec's text */
+	__le32	cs_len;			/* its length, 1..MVFS_SPEC_MAX */
+	__le32	uid;			/* owner */
+	__le32	gid;
+	__le32	mode;			/* permission bits, 0..0777 */
+	__le64	reserved;		/* 0 */
 };
 
 struct mvfs_pack_hdr {
@@ -227,13 +267,21 @@ static inline int mvfs_entry_name_ok(const char *name, unsigned long len)
 	return !(name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')));
 }
 
-/* The size of a state file with these counts. */
-static inline __u64 mvfs_state_size(__u32 nrevs, __u32 nlabels, __u32 nviews)
+/* The size of a state file of FORMAT with these counts. */
+static inline __u64 mvfs_state_size(__u32 format, __u32 nrevs, __u32 nlabels,
+				    __u32 nviews, __u32 nbranches)
 {
+	if (format < 3)
+		return sizeof(struct mvfs_state_hdr) +
+		       (__u64)nrevs * sizeof(struct mvfs_rev_disk) +
+		       (__u64)nlabels * sizeof(struct mvfs_label_disk) +
+		       (__u64)nviews * sizeof(struct mvfs_view_disk) +
+		       (__u64)nbranches * sizeof(struct mvfs_branch_disk);
 	return sizeof(struct mvfs_state_hdr) +
-	       (__u64)nrevs * sizeof(struct mvfs_rev_disk) +
+	       (__u64)nrevs * sizeof(struct mvfs_rev3_disk) +
 	       (__u64)nlabels * sizeof(struct mvfs_label_disk) +
-	       (__u64)nviews * sizeof(struct mvfs_view_disk);
+	       (__u64)nviews * sizeof(struct mvfs_view3_disk) +
+	       (__u64)nbranches * sizeof(struct mvfs_branch_disk);
 }
 
 /* The largest state file a reader takes (about 900,000 revisions). */

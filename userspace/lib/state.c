@@ -100,8 +100,9 @@ static int mvfs_state_check_hdr(struct mvfs_store *s, void *buf, size_t size)
 		return mvfs_err(-EIO, "store %s: state checksum mismatch",
 				s->dir);
 	h->checksum = htole64(sum);
-	if (mvfs_state_size(le32toh(h->nrevs), le32toh(h->nlabels),
-			    le32toh(h->nviews)) != size)
+	if (mvfs_state_size(le32toh(h->format), le32toh(h->nrevs),
+			    le32toh(h->nlabels), le32toh(h->nviews),
+			    le32toh(h->nbranches)) != size)
 		return mvfs_err(-EIO, "store %s: state counts and size differ",
 				s->dir);
 	return 0;
@@ -312,7 +313,8 @@ static void mvfs_state_not_durable(struct mvfs_store *s, int err)
  */
 int mvfs_state_write(struct mvfs_store *s)
 {
-	__u64 size = mvfs_state_size(s->nrevs, s->nlabels, s->nviews);
+	__u64 size = mvfs_state_size(s->format, s->nrevs, s->nlabels,
+				     s->nviews, 0);
 	void *img;
 	int err;
 

@@ -122,7 +122,7 @@ static int write_state(const char *dir, __u64 top, __u32 top_size,
 	h.nrevs = htole32(1);
 	h.nlabels = htole32(label ? 1 : 0);
 	h.nviews = htole32(1);
-	h.size = htole64(mvfs_state_size(1, label ? 1 : 0, 1));
+	h.size = htole64(mvfs_state_size(1, 1, label ? 1 : 0, 1, 0));
 	r.root.mode = htole32(S_IFDIR | 0755);
 	r.root.size = htole64(top_size);
 	r.root.ref = htole64(top);

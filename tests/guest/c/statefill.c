@@ -34,7 +34,8 @@ static int fill(const char *name)
 	h = (struct mvfs_state_hdr *)buf;
 	if (!le32toh(h->nrevs))
 		return 1;
-	at = mvfs_state_size(le32toh(h->nrevs), le32toh(h->nlabels), 0);
+	at = mvfs_state_size(le32toh(h->format), le32toh(h->nrevs),
+			     le32toh(h->nlabels), 0, 0);
 	n = size - at;
 	memmove(buf + at + add * sizeof(*l), buf + at, n);
 	l = (struct mvfs_label_disk *)(buf + at);

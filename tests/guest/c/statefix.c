@@ -90,10 +90,11 @@ static int verify(struct mvfs_state_hdr *hdr)
 	if (le64toh(hdr->checksum) != checksum())
 		bad = printf("the checksum is wrong (computed %#llx)\n",
 			     (unsigned long long)checksum());
-	if (mvfs_state_size(le32toh(hdr->nrevs), le32toh(hdr->nlabels),
-			    le32toh(hdr->nviews)) != size)
+	if (mvfs_state_size(le32toh(hdr->format), le32toh(hdr->nrevs),
+			    le32toh(hdr->nlabels), le32toh(hdr->nviews),
+			    le32toh(hdr->nbranches)) != size)
 		bad = printf("the records do not fill the file\n");
-	if (hdr->reserved)
+	if (le32toh(hdr->format) < 3 && hdr->nbranches)
 		bad = printf("the reserved field is set\n");
 	if (!bad)
 		printf("valid\n");

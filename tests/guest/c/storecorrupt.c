@@ -123,7 +123,8 @@ int main(int argc, char **argv)
 		return 1;
 	sh = (void *)state;
 	if (!strcmp(argv[2], "labelrev")) {
-		l = (void *)(state + mvfs_state_size(le32toh(sh->nrevs), 0, 0));
+		l = (void *)(state + mvfs_state_size(le32toh(sh->format),
+						 le32toh(sh->nrevs), 0, 0, 0));
 		if (!le32toh(sh->nlabels))
 			return 1;
 		l->rev = htole64(le32toh(sh->nrevs) + 7);
