@@ -267,7 +267,10 @@ static inline int mvfs_entry_name_ok(const char *name, unsigned long len)
 	return !(name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')));
 }
 
-/* The size of a state file of FORMAT with these counts. */
+/*
+ * The size of a state file of FORMAT with these counts.  Formats 1 and 2
+ * have no branch records (their nbranches field is reserved, 0).
+ */
 static inline __u64 mvfs_state_size(__u32 format, __u32 nrevs, __u32 nlabels,
 				    __u32 nviews, __u32 nbranches)
 {
@@ -275,8 +278,7 @@ static inline __u64 mvfs_state_size(__u32 format, __u32 nrevs, __u32 nlabels,
 		return sizeof(struct mvfs_state_hdr) +
 		       (__u64)nrevs * sizeof(struct mvfs_rev_disk) +
 		       (__u64)nlabels * sizeof(struct mvfs_label_disk) +
-		       (__u64)nviews * sizeof(struct mvfs_view_disk) +
-		       (__u64)nbranches * sizeof(struct mvfs_branch_disk);
+		       (__u64)nviews * sizeof(struct mvfs_view_disk);
 	return sizeof(struct mvfs_state_hdr) +
 	       (__u64)nrevs * sizeof(struct mvfs_rev3_disk) +
 	       (__u64)nlabels * sizeof(struct mvfs_label_disk) +
