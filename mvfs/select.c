@@ -168,13 +168,16 @@ static struct mvfs_dsel *mvfs_dsel_build(struct inode *dir, u64 sel, u64 rev,
 	int err;
 
 	lockdep_assert_held(&ei->plock);
-	if (ei->view) {
+	if (ei->view && tree) {
 		spec = mvfs_view_spec(ei->view, &vsel);
 		err = mvfs_dsel_rules(spec, ei->path, &d);
 	} else {
+		/* A fixed version's tree; or none: a directory not in the
+		 * tree (or a top no rule selects) shows no element.
+		 */
 		d = kzalloc(struct_size(d, c, 1), GFP_KERNEL);
 		err = d ? 0 : -ENOMEM;
-		if (d) {
+		if (d && tree) {
 			d->n = 1;
 			d->c[0].rev = rev;
 		}
