@@ -37,8 +37,10 @@ static int load(const char *dir)
 
 	snprintf(path, sizeof(path), "%s/%s", dir, MVFS_STATE_FILE);
 	f = fopen(path, "rb");
-	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 64 ||
-	    fseek(f, 0, SEEK_SET))
+	if (!f || fseek(f, 0, SEEK_END))
+		return -1;
+	n = ftell(f);
+	if (n < 64 || fseek(f, 0, SEEK_SET))
 		return -1;
 	st_size = n;
 	st = malloc(st_size);
@@ -269,6 +271,7 @@ int main(int argc, char **argv)
 		return perror("cs3: state"), 1;
 	return err;
 usage:
-	fprintf(stderr, "usage: cs3 STORE up | setcs TAG FILE | mkbranch NAME FROM | onbranch REV NAME PARENT\n");
+	fprintf(stderr, "usage: cs3 STORE up | setcs TAG FILE |\n"
+		"           mkbranch NAME FROM | onbranch REV NAME PARENT\n");
 	return 2;
 }
