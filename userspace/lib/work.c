@@ -189,26 +189,20 @@ static int mvfs_w_view(struct mvfs_wctx *w, const char *vtag, char **args,
 /* Open the store and find the view in it. */
 static int mvfs_w_open(struct mvfs_wctx *w, bool write)
 {
-	unsigned int i;
 	int err;
 
 	err = mvfs_store_open(w->wc->store, write, &w->s);
-	if (err)
-		return err;
-	for (i = 0; i < mvfs_store_nviews(w->s); i++) {
-		mvfs_store_view(w->s, i, &w->vi);
-		if (!strcmp(w->vi.tag, w->tag)) {
-			w->rev = mvfs_store_view_rev(w->s, &w->vi);
-			return 0;
-		}
-	}
-	return mvfs_err(-ENOENT, "no view \"%s\"", w->tag);
+	if (!err)
+		err = mvfs_store_view_get(w->s, w->tag, &w->vi);
+	if (!err)
+		err = mvfs_sel_make(w->s, w->vi.cs, &w->sel);
+	return err;
 }
 
 /* lsco, lsprivate, diff: read the view's private area. */
 static int mvfs_w_read(struct mvfs_wctx *w, struct mvfs_priv *p)
 {
-	return mvfs_priv_read(w->s, w->wc->store, w->tag, w->rev, p);
+	return mvfs_priv_read(w->s, w->wc->store, w->tag, &w->sel, p);
 }
 
 static int mvfs_w_lsco(struct mvfs_wctx *w)
@@ -484,6 +478,7 @@ int mvfs_work_run(const struct mvfs_work_cmd *wc, int argc, char **argv)
 		ret = mvfs_w_fail(&w, ret);
 	else if (!ret)
 		ret = cmd->run(&w);
+	mvfs_sel_free(&w.sel);
 	if (w.s)
 		mvfs_store_close(w.s);
 	for (i = 0; i < w.npaths; i++)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "priv.h"
+#include "select.h"
 #include "store.h"
 
 /* What the command line gave: mvfs.c fills it in. */
@@ -35,7 +36,7 @@ struct mvfs_wctx {
 	const struct mvfs_work_cmd	*wc;
 	char			tag[MVFS_NAME_MAX + 1];
 	struct mvfs_view_info	vi;
-	__u64			rev;	/* the revision the view selects */
+	struct mvfs_sel		sel;	/* what the view selects */
 	struct mvfs_store	*s;
 	char			**paths;	/* element paths */
 	int			npaths;

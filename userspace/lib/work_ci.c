@@ -28,26 +28,27 @@ int mvfs_w_checkin(struct mvfs_wctx *w)
 {
 	struct mvfs_checkin ci = {
 		.s = w->s, .store_dir = w->wc->store,
-		.vmnt = w->wc->view_root, .tag = w->tag,
+		.vmnt = w->wc->view_root, .tag = w->tag, .sel = &w->sel,
 	};
 	int err;
 
-	if (w->vi.select != MVFS_SEL_LATEST) {
-		err = mvfs_err(-EROFS, "view %s selects revision %llu: %s",
-			       w->tag, w->rev,
-			       "check in from a view that selects the newest revision");
-		return mvfs_w_fail(w, err);
-	}
-	err = mvfs_priv_read(w->s, w->wc->store, w->tag, w->rev, &ci.p);
+	err = mvfs_priv_read(w->s, w->wc->store, w->tag, &w->sel, &ci.p);
 	if (!err)
 		err = mvfs_checkin_select(&ci, w->paths, w->npaths);
+	if (!err)
+		err = mvfs_checkin_target(&ci);
 	if (!err)
 		err = mvfs_checkin_check(&ci);
 	if (!err)
 		err = mvfs_checkin_commit(&ci, w->msg);
 	if (!err) {
+		if (ci.place.from)
+			printf("branch %s made from revision %llu\n",
+			       ci.place.branch, ci.place.from);
 		printf("revision %llu\n", ci.rev);
 		fflush(stdout);
+		if (ci.place.merge)
+			mvfs_merge_done(w->wc->store, w->tag);
 		err = mvfs_checkin_retire(&ci);
 	}
 	if (ci.stale)
@@ -127,7 +128,8 @@ static int mvfs_w_drop(struct mvfs_wctx *w, struct mvfs_change *ch)
 		err = mvfs_w_keep(w, ch);
 	if (!err)
 		err = mvfs_priv_retire(w->wc->view_root, w->tag, ch->path, 0,
-				       w->rev, MVFS_PRIV_FORCE);
+				       mvfs_sel_rev(&w->sel, ch->path),
+				       MVFS_PRIV_FORCE);
 	return err;
 }
 
@@ -169,7 +171,7 @@ int mvfs_w_uncheckout(struct mvfs_wctx *w)
 	bool any = false;
 	int i, err;
 
-	err = mvfs_priv_read(w->s, w->wc->store, w->tag, w->rev, &p);
+	err = mvfs_priv_read(w->s, w->wc->store, w->tag, &w->sel, &p);
 	if (!err)
 		err = mvfs_resv_read(w->wc->store, &r);
 	for (i = 0; !err && i < w->npaths; i++) {
@@ -193,16 +195,16 @@ int mvfs_w_uncheckout(struct mvfs_wctx *w)
  */
 int mvfs_w_checkout(struct mvfs_wctx *w)
 {
+	__u64 rev = mvfs_sel_rev(&w->sel, w->paths[0]);
 	struct mvfs_entry_info e;
 	struct mvfs_resv r;
 	const char *holder;
 	int err;
 
-	err = w->rev ? mvfs_store_lookup(w->s, w->rev, w->paths[0], &e) :
-		       -ENOENT;
+	err = rev ? mvfs_store_lookup(w->s, rev, w->paths[0], &e) : -ENOENT;
 	if (err == -ENOENT || err == -ENOTDIR || !*w->paths[0])
 		return mvfs_w_fail(w, mvfs_err(-ENOENT, "%s: no element there in revision %llu",
-					      w->paths[0], w->rev));
+					      w->paths[0], rev));
 	if (!err)
 		err = mvfs_resv_read(w->wc->store, &r);
 	if (err)
