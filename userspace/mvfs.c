@@ -314,6 +314,15 @@ static const struct mvfs_cmd mvfs_cmds[] = {
 	  "does or unreserves it",
 	  "  --reserved  (required)\n" MVFS_WORK_VIEW_HELP
 	  MVFS_WORK_PATH_HELP },
+	{ "merge", mvfs_cmd_work, "[-v TAG] --from BRANCH|REV [PATH...]",
+	  "Merge into the view what BRANCH (its newest revision) or REV\n"
+	  "changed since the common ancestor; exit 1 if conflicts are left",
+	  "  An element changed on one side takes that side; a text file\n"
+	  "  changed on both gets diff3 -m's line merge, conflicts marked\n"
+	  "  <<<<<<< ======= >>>>>>>; binary files, type changes and removals\n"
+	  "  against changes are listed and left.  The next checkin records\n"
+	  "  the merge.\n"
+	  MVFS_WORK_VIEW_HELP MVFS_WORK_PATH_HELP },
 	{ "unreserve", mvfs_cmd_work, "[-v TAG] PATH",
 	  "Give up the view's reservation of element PATH",
 	  MVFS_WORK_VIEW_HELP MVFS_WORK_PATH_HELP },

@@ -386,6 +386,26 @@ int mvfs_store_lookup(struct mvfs_store *s, __u64 rev, const char *path,
 }
 
 /**
+ * mvfs_store_readlink - a symlink's target
+ * @s: the store
+ * @e: the symlink's entry
+ * @buf: @e->size + 1 bytes; set to the target, NUL-terminated
+ *
+ * Return: 0, -EINVAL for no symlink, or -EIO.
+ */
+int mvfs_store_readlink(struct mvfs_store *s, const struct mvfs_entry_info *e,
+			char *buf)
+{
+	int err;
+
+	if (!S_ISLNK(e->mode))
+		return mvfs_err(-EINVAL, "not a symlink");
+	err = mvfs_pack_read(s, buf, e->size, e->ref);
+	buf[err ? 0 : e->size] = '\0';
+	return err;
+}
+
+/**
  * mvfs_store_find - look @path up in @rev, absence being no error
  * @s: the store
  * @rev: a revision; 0 holds nothing

@@ -82,6 +82,11 @@ void mvfs_sel_free(struct mvfs_sel *sel)
  * @sel: the selection
  * @path: an element path, "" the top
  *
+ * A rule that selects no revision (a branch or label that does not exist
+ * yet) is passed over, as ClearCase passes over a rule that selects no
+ * version of an element: so "element * dev/LATEST" then "element * REL1
+ * -mkbranch dev" shows REL1 until the first check-in makes dev.
+ *
  * Return: the rule's index, or -1 when no rule matches.
  */
 int mvfs_sel_rule(const struct mvfs_sel *sel, const char *path)
@@ -89,7 +94,8 @@ int mvfs_sel_rule(const struct mvfs_sel *sel, const char *path)
 	__u32 i, len = strlen(path);
 
 	for (i = 0; i < sel->n; i++)
-		if (mvfs_pattern_match(sel->cs + sel->r[i].pat,
+		if (sel->rev[i] &&
+		    mvfs_pattern_match(sel->cs + sel->r[i].pat,
 				       sel->r[i].pat_len, path, len))
 			return i;
 	return -1;

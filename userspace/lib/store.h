@@ -93,6 +93,8 @@ void mvfs_store_rev(const struct mvfs_store *s, __u64 rev,
 int mvfs_store_rev_msg(struct mvfs_store *s, __u64 rev, char **msg);
 int mvfs_store_lookup(struct mvfs_store *s, __u64 rev, const char *path,
 		      struct mvfs_entry_info *e);
+int mvfs_store_readlink(struct mvfs_store *s, const struct mvfs_entry_info *e,
+			char *buf);
 int mvfs_store_find(struct mvfs_store *s, __u64 rev, const char *path,
 		    struct mvfs_entry_info *e);
 int mvfs_store_list(struct mvfs_store *s, const struct mvfs_entry_info *dir,

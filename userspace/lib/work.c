@@ -26,6 +26,7 @@
 #define MVFS_WO_MSG		0x1	/* -m MSG */
 #define MVFS_WO_RM		0x2	/* --rm */
 #define MVFS_WO_RESERVED	0x4	/* --reserved */
+#define MVFS_WO_FROM		0x8	/* --from BRANCH|REV, required */
 
 struct mvfs_wcmd {
 	const char	*name;
@@ -248,8 +249,15 @@ static int mvfs_w_lsprivate(struct mvfs_wctx *w)
 	return 0;
 }
 
-/* Mark CH, view-private, an element; its view-private parents too. */
-static int mvfs_w_mark(struct mvfs_priv *p, struct mvfs_change *ch)
+/**
+ * mvfs_w_mark - make view-private @ch an element, its view-private
+ *	parents too
+ * @p: the private area, read
+ * @ch: an entry of it
+ *
+ * Return: 0, or -errno with a message.
+ */
+int mvfs_w_mark(struct mvfs_priv *p, struct mvfs_change *ch)
 {
 	struct mvfs_change *up;
 	char *dir, *slash;
@@ -399,6 +407,7 @@ static const struct mvfs_wcmd mvfs_wcmds[] = {
 	{ "uncheckout", mvfs_w_uncheckout, MVFS_WO_RM, true, 1, INT_MAX },
 	{ "checkout", mvfs_w_checkout, MVFS_WO_RESERVED, true, 1, 1 },
 	{ "unreserve", mvfs_w_unreserve, 0, true, 1, 1 },
+	{ "merge", mvfs_w_merge, MVFS_WO_FROM, true, 0, INT_MAX },
 	{ }
 };
 
@@ -411,6 +420,7 @@ static int mvfs_w_opts(struct mvfs_wctx *w, const struct mvfs_wcmd *cmd,
 		{ "message", required_argument, NULL, 'm' },
 		{ "rm", no_argument, NULL, 'r' },
 		{ "reserved", no_argument, NULL, 'R' },
+		{ "from", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -419,7 +429,8 @@ static int mvfs_w_opts(struct mvfs_wctx *w, const struct mvfs_wcmd *cmd,
 
 	while ((opt = getopt_long(argc, argv, ":hv:m:", opts, NULL)) != -1) {
 		need = opt == 'm' ? MVFS_WO_MSG : opt == 'r' ? MVFS_WO_RM :
-		       opt == 'R' ? MVFS_WO_RESERVED : 0;
+		       opt == 'R' ? MVFS_WO_RESERVED :
+		       opt == 'f' ? MVFS_WO_FROM : 0;
 		if (opt == 'h') {
 			mvfs_w_usage(w->wc, stdout);
 			return 0;
@@ -434,6 +445,7 @@ static int mvfs_w_opts(struct mvfs_wctx *w, const struct mvfs_wcmd *cmd,
 		w->msg = opt == 'm' ? optarg : w->msg;
 		w->rm |= opt == 'r';
 		w->reserved |= opt == 'R';
+		w->from = opt == 'f' ? optarg : w->from;
 	}
 	if (argc - optind < cmd->min)
 		return mvfs_w_bad(w->wc, "missing operand", NULL);
@@ -443,6 +455,8 @@ static int mvfs_w_opts(struct mvfs_wctx *w, const struct mvfs_wcmd *cmd,
 		return mvfs_w_bad(w->wc, "-m MSG is required", NULL);
 	if ((cmd->opts & MVFS_WO_RESERVED) && !w->reserved)
 		return mvfs_w_bad(w->wc, "give --reserved", NULL);
+	if ((cmd->opts & MVFS_WO_FROM) && !w->from)
+		return mvfs_w_bad(w->wc, "--from BRANCH|REV is required", NULL);
 	return -1;
 }
 

@@ -59,8 +59,17 @@ int mvfs_w_checkin(struct mvfs_wctx *w)
 	return err ? mvfs_w_fail(w, err) : 0;
 }
 
-/* Copy private file SRC to the view as DST, a new view-private file. */
-static int mvfs_w_copy(const char *src, const char *dst)
+/**
+ * mvfs_copy_file - copy file @src's bytes into @dst
+ * @src: the file read
+ * @dst: the file written, opened with O_CREAT and @flags (O_EXCL: a new
+ *	file; O_TRUNC: replace what an existing one holds)
+ * @flags: O_EXCL or O_TRUNC
+ * @mode: the permission bits @dst ends with
+ *
+ * Return: 0, or -errno with a message.
+ */
+int mvfs_copy_file(const char *src, const char *dst, int flags, mode_t mode)
 {
 	char buf[65536];
 	ssize_t n = 0;
@@ -69,19 +78,19 @@ static int mvfs_w_copy(const char *src, const char *dst)
 	in = open(src, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return mvfs_err(-errno, "%s: %s", src, strerror(errno));
-	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (out < 0) {
+	out = open(dst, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | flags,
+		   mode & 07777);
+	if (out < 0)
 		err = mvfs_err(-errno, "%s: %s", dst, strerror(errno));
-		goto out_in;
-	}
 	while (!err && (n = read(in, buf, sizeof(buf))) > 0)
 		if (write(out, buf, n) != n)
 			err = mvfs_err(-EIO, "%s: %s", dst, strerror(errno));
 	if (!err && n < 0)
 		err = mvfs_err(-errno, "%s: %s", src, strerror(errno));
-	if (close(out) && !err)
+	if (out >= 0 && !err && fchmod(out, mode & 07777))
 		err = mvfs_err(-errno, "%s: %s", dst, strerror(errno));
-out_in:
+	if (out >= 0 && close(out) && !err)
+		err = mvfs_err(-errno, "%s: %s", dst, strerror(errno));
 	close(in);
 	return err;
 }
@@ -103,7 +112,7 @@ static int mvfs_w_keep(struct mvfs_wctx *w, const struct mvfs_change *ch)
 		err = lstat(dst, &st) ? 0 : -EEXIST;
 	}
 	if (!err)
-		err = mvfs_w_copy(ch->upath, dst);
+		err = mvfs_copy_file(ch->upath, dst, O_EXCL, 0644);
 	else
 		err = mvfs_err(err, "%s.keep: too many kept copies", ch->path);
 	if (!err)
