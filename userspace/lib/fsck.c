@@ -172,6 +172,14 @@ static void mvfs_fsck_revs(struct mvfs_fsck *f)
 		if (off > s->pack_len || len > s->pack_len - off)
 			mvfs_fsck_problem(f, "revision %u: message at %llu+%u past pack_len %llu",
 					  i + 1, off, len, s->pack_len);
+		if (le64toh(s->revs[i].parent) > i ||
+		    le64toh(s->revs[i].merge) > i)
+			mvfs_fsck_problem(f, "revision %u: parent or merge not below it",
+					  i + 1);
+		if (le32toh(s->revs[i].branch) >= s->nbranches ||
+		    s->revs[i].reserved)
+			mvfs_fsck_problem(f, "revision %u: no branch %u, or reserved bits",
+					  i + 1, le32toh(s->revs[i].branch));
 	}
 }
 
@@ -224,14 +232,25 @@ static void mvfs_fsck_views(struct mvfs_fsck *f)
 static void mvfs_fsck_branches(struct mvfs_fsck *f)
 {
 	const struct mvfs_store *s = f->s;
+	char name[MVFS_NAME_MAX + 1];
+	__u64 from;
 	__u32 i, j;
 
-	for (i = 0; i < s->nbranches; i++)
+	for (i = 0; i < s->nbranches; i++) {
+		from = le64toh(s->branches[i].from);
+		if (!mvfs_name_field_get(name, s->branches[i].name))
+			mvfs_fsck_problem(f, "branch record %u: bad name", i);
+		else if (!i && (strcmp(name, MVFS_MAIN_BRANCH) || from))
+			mvfs_fsck_problem(f, "branch record 0 is not main from 0");
+		else if (i && (!from || from > s->nrevs))
+			mvfs_fsck_problem(f, "branch %s: from no revision %llu",
+					  name, from);
 		for (j = 0; j < i; j++)
 			if (!strncmp(s->branches[i].name, s->branches[j].name,
 				     MVFS_NAME_FIELD))
 				mvfs_fsck_problem(f, "branch %.64s: twice",
 						  s->branches[i].name);
+	}
 }
 
 /* Open the store as a writer would, but without its checks and trims. */

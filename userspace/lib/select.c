@@ -7,6 +7,7 @@
  * the module shows them (mvfs/select.c).
  */
 #include <endian.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,12 @@
 #include "mvfs_spec.h"
 #include "select.h"
 
-/* What rule R selects now: 0 nothing (no such label or branch yet). */
+/*
+ * What rule R selects now: 0 nothing (no such label or branch yet); *SKIP
+ * set for a branch that does not exist.
+ */
 static __u64 mvfs_sel_resolve(struct mvfs_store *s, const char *cs,
-			      const struct mvfs_rule *r)
+			      const struct mvfs_rule *r, bool *skip)
 {
 	char name[MVFS_NAME_MAX + 1];
 	int b;
@@ -30,6 +34,7 @@ static __u64 mvfs_sel_resolve(struct mvfs_store *s, const char *cs,
 		return mvfs_store_label_rev(s, name);
 	default:
 		b = r->name_len ? mvfs_store_branch_find(s, name) : 0;
+		*skip = b < 0;
 		return b < 0 ? 0 : mvfs_store_branch_head(s, b);
 	}
 }
@@ -54,11 +59,13 @@ int mvfs_sel_make(struct mvfs_store *s, const char *cs, struct mvfs_sel *sel)
 	sel->cs = cs;
 	sel->r = calloc(MVFS_SPEC_RULES_MAX, sizeof(*sel->r));
 	sel->rev = calloc(MVFS_SPEC_RULES_MAX, sizeof(*sel->rev));
-	if (!sel->r || !sel->rev)
+	sel->skip = calloc(MVFS_SPEC_RULES_MAX, sizeof(*sel->skip));
+	if (!sel->r || !sel->rev || !sel->skip)
 		return mvfs_err(-ENOMEM, "out of memory");
 	while ((ret = mvfs_spec_next(cs, len, &pos, &line, &r, &why)) == 1 &&
 	       sel->n < MVFS_SPEC_RULES_MAX) {
-		sel->rev[sel->n] = mvfs_sel_resolve(s, cs, &r);
+		sel->rev[sel->n] = mvfs_sel_resolve(s, cs, &r,
+						    &sel->skip[sel->n]);
 		sel->r[sel->n++] = r;
 	}
 	if (ret < 0)
@@ -74,6 +81,7 @@ void mvfs_sel_free(struct mvfs_sel *sel)
 {
 	free(sel->r);
 	free(sel->rev);
+	free(sel->skip);
 	memset(sel, 0, sizeof(*sel));
 }
 
@@ -82,10 +90,11 @@ void mvfs_sel_free(struct mvfs_sel *sel)
  * @sel: the selection
  * @path: an element path, "" the top
  *
- * A rule that selects no revision (a branch or label that does not exist
- * yet) is passed over, as ClearCase passes over a rule that selects no
- * version of an element: so "element * dev/LATEST" then "element * REL1
- * -mkbranch dev" shows REL1 until the first check-in makes dev.
+ * A rule BRANCH/LATEST of a branch that does not exist yet is passed
+ * over, as ClearCase passes over a rule that selects no version of an
+ * element: so "element * dev/LATEST" then "element * REL1 -mkbranch dev"
+ * shows REL1 until the first check-in makes dev.  A label that does not
+ * exist matches and selects nothing (docs/FORMAT.md).
  *
  * Return: the rule's index, or -1 when no rule matches.
  */
@@ -94,7 +103,7 @@ int mvfs_sel_rule(const struct mvfs_sel *sel, const char *path)
 	__u32 i, len = strlen(path);
 
 	for (i = 0; i < sel->n; i++)
-		if (sel->rev[i] &&
+		if (!sel->skip[i] &&
 		    mvfs_pattern_match(sel->cs + sel->r[i].pat,
 				       sel->r[i].pat_len, path, len))
 			return i;
@@ -181,6 +190,23 @@ static int mvfs_sel_add(const struct mvfs_sel *sel, const char *dir,
 	return err;
 }
 
+/* The rule that selects every path, if the first that applies does. */
+static int mvfs_sel_all(const struct mvfs_sel *sel)
+{
+	const struct mvfs_rule *r;
+	__u32 i;
+
+	for (i = 0; i < sel->n && sel->skip[i]; i++)
+		;
+	if (i == sel->n)
+		return -1;
+	r = &sel->r[i];
+	if ((r->pat_len == 1 && sel->cs[r->pat] == '*') ||
+	    mvfs_is_dots(sel->cs + r->pat, r->pat_len))
+		return i;
+	return -1;
+}
+
 /**
  * mvfs_sel_list - the entries the view shows in directory @dir
  * @sel: the selection
@@ -193,11 +219,21 @@ static int mvfs_sel_add(const struct mvfs_sel *sel, const char *dir,
 int mvfs_sel_list(const struct mvfs_sel *sel, const char *dir,
 		  struct mvfs_entry_info **ents, __u64 *n)
 {
+	struct mvfs_entry_info d;
 	__u32 i, j;
 	int err = 0;
 
 	*ents = NULL;
 	*n = 0;
+	i = mvfs_sel_all(sel);
+	if ((int)i >= 0) {	/* one tree, as with a one-rule spec */
+		err = mvfs_store_find(sel->s, sel->rev[i], dir, &d);
+		if (err <= 0 || !S_ISDIR(d.mode))
+			return err < 0 ? err : 0;
+		err = mvfs_store_list(sel->s, &d, ents);
+		*n = err ? 0 : d.size;
+		return err;
+	}
 	for (i = 0; !err && i < sel->n; i++) {
 		for (j = 0; j < i && sel->rev[j] != sel->rev[i]; j++)
 			;

@@ -8,6 +8,7 @@
 #ifndef MVFS_SELECT_H
 #define MVFS_SELECT_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 #include "mvfs_spec.h"
 #include "store.h"
@@ -18,6 +19,7 @@ struct mvfs_sel {
 	const char		*cs;	/* the spec's text */
 	struct mvfs_rule	*r;	/* its rules, in order */
 	__u64			*rev;	/* what rule i selects now; 0 none */
+	bool			*skip;	/* rule i names no branch yet */
 	__u32			n;
 };
 
