@@ -137,9 +137,9 @@ struct mvfs_state {
 
 /*
  * A view's config spec, compiled: the rules of its text, each with the
- * revision its selector resolved to at the last reload (0: nothing, a
- * label or branch that does not exist).  Never changed once made: a
- * reload that changes it makes a new one.
+ * revision its selector resolved to at the last reload (0: none, a label
+ * or branch that does not exist: the rule is passed over).  Never changed
+ * once made: a reload that changes it makes a new one.
  */
 struct mvfs_crule {
 	struct mvfs_rule	r;	/* offsets into text */

@@ -140,6 +140,8 @@ static int mvfs_dsel_rules(const struct mvfs_spec *spec, const char *path,
 	if (!d)
 		return -ENOMEM;
 	for (i = 0; i < spec->nrules && !all; i++) {
+		if (!spec->rules[i].rev)
+			continue;	/* passed over: names no revision */
 		mvfs_spec_children(spec, i, path, len, &some, &all);
 		if (!some)
 			continue;

@@ -205,7 +205,11 @@ bool mvfs_spec_same(const struct mvfs_spec *a, const struct mvfs_spec *b)
  * @path: the element's path from the top, '/'-separated; "" the top
  * @len: its length
  *
- * Return: the index of the first rule whose pattern matches, or -1.
+ * A rule that names no revision (its label or branch does not exist) is
+ * passed over, as ClearCase passes over a rule that selects no version.
+ *
+ * Return: the index of the first rule that names a revision and whose
+ * pattern matches, or -1.
  */
 int mvfs_spec_match(const struct mvfs_spec *spec, const char *path, u32 len)
 {
@@ -214,7 +218,8 @@ int mvfs_spec_match(const struct mvfs_spec *spec, const char *path, u32 len)
 
 	for (i = 0; i < spec->nrules; i++) {
 		r = &spec->rules[i].r;
-		if (mvfs_pattern_match(spec->text + r->pat, r->pat_len, path,
+		if (spec->rules[i].rev &&
+		    mvfs_pattern_match(spec->text + r->pat, r->pat_len, path,
 				       len))
 			return i;
 	}
@@ -302,7 +307,7 @@ static bool mvfs_children_match(const char *p, u32 plen, const char *d,
 /**
  * mvfs_spec_children - can a rule select children of a directory
  * @spec: the spec
- * @i: the rule, below @spec->nrules
+ * @i: the rule, below @spec->nrules (one that names a revision)
  * @dir: the directory's path from the top ("" the top)
  * @len: its length
  * @some: set when the rule's pattern matches some child's path
