@@ -291,15 +291,18 @@ unsigned int mvfs_dir_nlink(struct inode *dir)
 	if (IS_ERR(d))
 		return 0;
 	uniform = mvfs_dsel_uniform(d, &tree);
-	/* A tree never changes: count once per tree, not per stat. */
+	/* Trees and selections never change: count once, not per stat. */
 	if (uniform && READ_ONCE(ei->nlink) &&
 	    READ_ONCE(ei->nlink_tree) == tree) {
 		n = READ_ONCE(ei->nlink);
+	} else if (mvfs_dsel_nlink(d)) {
+		n = mvfs_dsel_nlink(d);
 	} else if (mvfs_dsel_iterate(MVFS_SB(dir->i_sb), d, mvfs_subdir_actor,
 				     &n)) {
 		n = 0;
 	} else {
 		n += 2;
+		mvfs_dsel_set_nlink(d, n);
 		if (uniform) {
 			WRITE_ONCE(ei->nlink, 0);
 			WRITE_ONCE(ei->nlink_tree, tree);

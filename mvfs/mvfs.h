@@ -323,6 +323,8 @@ struct mvfs_dsel;
 struct mvfs_dsel *mvfs_dsel_get(struct inode *dir);
 void mvfs_dsel_put(struct mvfs_dsel *d);
 bool mvfs_dsel_uniform(const struct mvfs_dsel *d, u64 *tree);
+unsigned int mvfs_dsel_nlink(const struct mvfs_dsel *d);
+void mvfs_dsel_set_nlink(struct mvfs_dsel *d, unsigned int nlink);
 int mvfs_dsel_iterate(struct mvfs_sb_info *sbi, struct mvfs_dsel *d,
 		      mvfs_actor_t actor, void *priv);
 int mvfs_lower_find(struct inode *dir, const char *name, unsigned int len,

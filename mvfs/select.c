@@ -39,6 +39,7 @@ struct mvfs_dsel {
 	struct mvfs_spec	*spec;	/* NULL: c[0] selects every child */
 	char			*path;	/* the directory's element path */
 	u32			len;
+	unsigned int		nlink;	/* of the directory; 0 unknown; ONCE */
 	u32			n;
 	struct mvfs_cand	c[];
 };
@@ -73,6 +74,30 @@ bool mvfs_dsel_uniform(const struct mvfs_dsel *d, u64 *tree)
 {
 	*tree = d && d->n ? d->c[0].tree : 0;
 	return !d || !d->spec;
+}
+
+/**
+ * mvfs_dsel_nlink - the link count a selection gives its directory
+ * @d: the selection, or NULL
+ *
+ * Return: what mvfs_dsel_set_nlink() kept, or 0 when unknown.
+ */
+unsigned int mvfs_dsel_nlink(const struct mvfs_dsel *d)
+{
+	return d ? READ_ONCE(d->nlink) : 0;
+}
+
+/**
+ * mvfs_dsel_set_nlink - keep the link count counted for a selection
+ * @d: the selection, or NULL
+ * @nlink: two plus the subdirectories it shows
+ *
+ * A selection never changes, so it is counted once, not at each stat.
+ */
+void mvfs_dsel_set_nlink(struct mvfs_dsel *d, unsigned int nlink)
+{
+	if (d)
+		WRITE_ONCE(d->nlink, nlink);
 }
 
 /*
