@@ -112,6 +112,18 @@ static bool mvfs_view_is(struct mvfs_merge *m, const char *vpath, bool ours,
 	return same;
 }
 
+/* Remember PATH, written where the view had no element, for mkelem. */
+static int mvfs_merge_added(struct mvfs_merge *m, const char *path)
+{
+	char **v = realloc(m->added, (m->nadded + 1) * sizeof(*v));
+
+	if (!v)
+		return mvfs_err(-ENOMEM, "out of memory");
+	m->added = v;
+	v[m->nadded] = strdup(path);
+	return v[m->nadded++] ? 0 : mvfs_err(-ENOMEM, "out of memory");
+}
+
 static int mvfs_write_entry(struct mvfs_merge *m, const char *vpath,
 			    const struct mvfs_entry_info *e);
 
@@ -137,13 +149,20 @@ static int mvfs_write_dir(struct mvfs_merge *m, const char *vpath,
 	return err;
 }
 
-/* Write element E at VPATH in the view, where nothing is. */
+/*
+ * Write element E at VPATH in the view, where nothing is, and remember
+ * it (and all it holds) for mkelem.
+ */
 static int mvfs_write_entry(struct mvfs_merge *m, const char *vpath,
 			    const struct mvfs_entry_info *e)
 {
+	size_t top = strlen(m->w->wc->view_root) + strlen(m->w->tag) + 2;
 	char *src, *target;
 	int err;
 
+	err = mvfs_merge_added(m, vpath + top);
+	if (err)
+		return err;
 	if (S_ISDIR(e->mode))
 		return mvfs_write_dir(m, vpath, e);
 	if (S_ISLNK(e->mode)) {
@@ -162,18 +181,6 @@ static int mvfs_write_entry(struct mvfs_merge *m, const char *vpath,
 	err = mvfs_copy_file(src, vpath, O_TRUNC, e->mode);
 	free(src);
 	return err;
-}
-
-/* Remember PATH, written where the view had no element, for mkelem. */
-static int mvfs_merge_added(struct mvfs_merge *m, const char *path)
-{
-	char **v = realloc(m->added, (m->nadded + 1) * sizeof(*v));
-
-	if (!v)
-		return mvfs_err(-ENOMEM, "out of memory");
-	m->added = v;
-	v[m->nadded] = strdup(path);
-	return v[m->nadded++] ? 0 : mvfs_err(-ENOMEM, "out of memory");
 }
 
 /* The view's side is the ancestor's: take the source's side T. */
@@ -201,8 +208,7 @@ static int mvfs_merge_take(struct mvfs_merge *m, const char *path,
 		free(src);
 		return err;
 	}
-	err = mvfs_write_entry(m, vpath, t);
-	return err ? err : mvfs_merge_added(m, path);
+	return mvfs_write_entry(m, vpath, t);
 }
 
 static int mvfs_merge_conflict(struct mvfs_merge *m, const char *path,

@@ -123,7 +123,7 @@ static int mvfs_pack_find_same(struct mvfs_store *s, const char *buf,
 			       size_t len, __u64 hash, __u64 *ref)
 {
 	const struct mvfs_index_ent *r;
-	size_t pos = hash & (s->index.nslots - 1);
+	size_t pos = mvfs_index_start(&s->index, hash);
 	__u64 off;
 	int ret;
 

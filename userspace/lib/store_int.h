@@ -59,8 +59,12 @@ struct mvfs_index {
 	size_t			cap;
 	size_t			first_new;	/* not yet in the index file */
 	__u32			*slots;		/* recs index + 1; 0 empty */
-	size_t			nslots;		/* a power of two */
+	size_t			nslots;		/* a power of two; 0: none yet */
+	size_t			lookups;	/* made while there was none */
 };
+
+/* Lookups that scan the records before the index builds its table. */
+#define MVFS_INDEX_SCAN		16
 
 struct mvfs_store {
 	char			*dir;		/* as given, for messages */
@@ -126,6 +130,7 @@ int mvfs_state_write(struct mvfs_store *s);
 /* index.c */
 void mvfs_index_free(struct mvfs_index *ix);
 int mvfs_index_add(struct mvfs_index *ix, __u64 hash, __u64 ref);
+size_t mvfs_index_start(struct mvfs_index *ix, __u64 hash);
 const struct mvfs_index_ent *mvfs_index_next(const struct mvfs_index *ix,
 					     __u64 hash, size_t *pos);
 int mvfs_index_load(struct mvfs_store *s);
