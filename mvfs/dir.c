@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dir.c: lookup and readdir of /view, of a view's directories, and of the
- * version-extended names NAME@@REV and NAME@@.
+ * dir.c: lookup and readdir of /view and of a view's directories, which
+ * also find the version-extended names NAME@@REV, NAME@@B and NAME@@.
  *
  * The @@ rule: a name is first looked up as it is, so an entry whose name
  * really contains "@@" stays reachable.  Only when there is no such entry
  * is the name split at its last "@@": NAME@@REV (REV a revision number or
- * a label) is NAME as it was in REV, read-only and fixed; NAME@@ is a
- * directory of the revision numbers in which NAME changed.
+ * a label) is NAME as it was in REV, read-only and fixed; NAME@@B (B a
+ * branch) a directory of its revisions on B; NAME@@ a directory of the
+ * revisions in which NAME changed (hist.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,75 +20,19 @@
 #include "mvfs.h"
 #include "uapi/mvfs_ioctl.h"
 
-/* "DIR/NAME", or "NAME" at the top; kfree() it. */
-static char *mvfs_join(const char *dir, const char *name, unsigned int len)
+/**
+ * mvfs_join - an element path below a directory's
+ * @dir: the directory's path, "" the top
+ * @name: a name
+ * @len: its length
+ *
+ * Return: "DIR/NAME", or "NAME" at the top (kfree() it); NULL.
+ */
+char *mvfs_join(const char *dir, const char *name, unsigned int len)
 {
 	if (!*dir)
 		return kmemdup_nul(name, len, GFP_KERNEL);
 	return kasprintf(GFP_KERNEL, "%s/%.*s", dir, (int)len, name);
-}
-
-/* A fixed version's inode inherits how it was named (by label or not). */
-static struct inode *mvfs_version_inode(struct inode *dir,
-					const struct mvfs_entry *e,
-					const char *path, u64 rev,
-					bool by_label, u64 gen)
-{
-	struct inode *inode;
-
-	inode = mvfs_entry_inode(dir->i_sb, e, path, NULL, rev);
-	if (!IS_ERR(inode)) {
-		MVFS_I(inode)->by_label = by_label;
-		MVFS_I(inode)->gen = gen;
-	}
-	return inode;
-}
-
-/* NAME@@SPEC: the element PATH in the revision SPEC names, or NULL. */
-static struct inode *mvfs_version_at(struct inode *dir, const char *path,
-				     const char *spec, unsigned int len,
-				     struct mvfs_entry *e)
-{
-	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
-	u64 gen = READ_ONCE(sbi->gen), rev;
-	bool by_label;
-	int err;
-
-	if (mvfs_rev_lookup(sbi, spec, len, &rev, &by_label))
-		return NULL;
-	err = mvfs_resolve(sbi, rev, path, e);
-	if (err == -ENOENT)
-		return NULL;
-	if (err)
-		return ERR_PTR(err);
-	return mvfs_version_inode(dir, e, path, rev, by_label, gen);
-}
-
-/* NAME@@: a directory of the revisions of PATH, if it ever existed. */
-static struct inode *mvfs_history(struct inode *dir, const char *path,
-				  struct mvfs_entry *e)
-{
-	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
-	struct inode *inode;
-	u64 rev, nrevs;
-
-	down_read(&sbi->state_lock);
-	nrevs = sbi->state->nrevs;
-	up_read(&sbi->state_lock);
-	for (rev = 1; rev <= nrevs; rev++)
-		if (!mvfs_resolve(sbi, rev, path, e))
-			break;
-	if (rev > nrevs)
-		return NULL;
-	inode = mvfs_new_inode(dir->i_sb, MVFS_HIST, S_IFDIR | 0555);
-	if (!inode)
-		return ERR_PTR(-ENOMEM);
-	MVFS_I(inode)->path = kstrdup(path, GFP_KERNEL);
-	if (!MVFS_I(inode)->path) {
-		iput(inode);
-		return ERR_PTR(-ENOMEM);
-	}
-	return inode;
 }
 
 /* A name with no entry of its own: a version-extended name, or NULL. */
@@ -113,6 +58,10 @@ static struct inode *mvfs_lookup_version(struct inode *dir, const char *dpath,
 	else
 		inode = mvfs_version_at(dir, path, name + at + 2,
 					len - at - 2, e);
+	/* A label wins over a branch of the same name (FORMAT.md). */
+	if (!inode && at + 2 < len)
+		inode = mvfs_branch_dir(dir, path, name + at + 2,
+					len - at - 2);
 	kfree(path);
 	return inode;
 }
@@ -152,14 +101,11 @@ static struct inode *mvfs_lookup_lower(struct inode *dir, const struct qstr *q,
 {
 	struct mvfs_inode_info *ei = MVFS_I(dir);
 	struct inode *inode;
-	u64 tree, rev;
+	u64 rev, sel;
 	char *path;
 	int err;
 
-	err = mvfs_dir_lower(dir, &tree, &rev);
-	if (!err)
-		err = mvfs_store_find(MVFS_SB(dir->i_sb), tree, q->name, q->len,
-				      e);
+	err = mvfs_lower_find(dir, q->name, q->len, e, &rev, &sel);
 	if (err)
 		return err == -ENOENT ? NULL : ERR_PTR(err);
 	mutex_lock(&ei->plock);
@@ -172,6 +118,7 @@ static struct inode *mvfs_lookup_lower(struct inode *dir, const struct qstr *q,
 	if (!IS_ERR(inode)) {
 		MVFS_I(inode)->by_label = ei->by_label;
 		MVFS_I(inode)->gen = ei->gen;
+		MVFS_I(inode)->sel = sel;
 	}
 	return inode;
 }
@@ -229,16 +176,16 @@ static bool mvfs_readdir_actor(void *priv, const struct mvfs_entry *e,
 	return true;
 }
 
-/* A directory of the tree alone, with no private entries over it. */
-static int mvfs_readdir_lower(struct inode *dir, struct dir_context *ctx)
+/*
+ * A directory of the tree alone, with no private entries over it, whose
+ * children all come from one TREE: positions are indexes in the tree.
+ */
+static int mvfs_readdir_lower(struct inode *dir, struct dir_context *ctx,
+			      u64 tree)
 {
 	struct mvfs_readdir_ctx rc = { .ctx = ctx, .view = MVFS_I(dir)->view };
-	u64 tree, rev;
 	int err;
 
-	err = mvfs_dir_lower(dir, &tree, &rev);
-	if (err)
-		return err;
 	mutex_lock(&MVFS_I(dir)->plock);
 	rc.path = kstrdup(MVFS_I(dir)->path, GFP_KERNEL);
 	mutex_unlock(&MVFS_I(dir)->plock);
@@ -255,17 +202,29 @@ static int mvfs_readdir(struct file *file, struct dir_context *ctx)
 	struct inode *dir = file_inode(file);
 	struct mvfs_file *mf = file->private_data;
 	struct mvfs_dirent *de;
+	struct mvfs_dsel *d;
 	struct path up;
+	bool uniform;
+	u64 tree;
 	int err;
 
 	if (!dir_emit_dots(file, ctx))
 		return 0;
-	if (!mvfs_upper(dir))
-		return mvfs_readdir_lower(dir, ctx);
-	/* As on ext2, reading a directory may update its atime. */
-	up.mnt = MVFS_SB(dir->i_sb)->store.mnt;
-	up.dentry = mvfs_upper(dir);
-	touch_atime(&up);
+	if (!mvfs_upper(dir)) {
+		d = mvfs_dsel_get(dir);
+		if (IS_ERR(d))
+			return PTR_ERR(d);
+		uniform = mvfs_dsel_uniform(d, &tree);
+		mvfs_dsel_put(d);
+		/* Else the names of several trees: a merged listing. */
+		if (uniform)
+			return mvfs_readdir_lower(dir, ctx, tree);
+	} else {
+		/* As on ext2, reading a directory may update its atime. */
+		up.mnt = MVFS_SB(dir->i_sb)->store.mnt;
+		up.dentry = mvfs_upper(dir);
+		touch_atime(&up);
+	}
 	if (!mf->list || ctx->pos == 2) {
 		mvfs_dirlist_free(mf->list);
 		mf->list = NULL;
@@ -325,84 +284,6 @@ const struct file_operations mvfs_dir_fops = {
 	.fsync		= mvfs_dir_fsync,
 	.read		= generic_read_dir,
 	.iterate_shared	= mvfs_readdir,
-	.llseek		= generic_file_llseek,
-};
-
-/* NAME@@/N: NAME in revision N (or in the revision a label names). */
-static struct dentry *mvfs_hist_lookup(struct inode *dir,
-				       struct dentry *dentry,
-				       unsigned int flags)
-{
-	const struct qstr *q = &dentry->d_name;
-	struct inode *inode;
-	struct mvfs_entry *e;
-
-	e = kmalloc(sizeof(*e), GFP_KERNEL);
-	if (!e)
-		return ERR_PTR(-ENOMEM);
-	inode = mvfs_version_at(dir, MVFS_I(dir)->path, q->name, q->len, e);
-	kfree(e);
-	return d_splice_alias(inode, dentry);
-}
-
-static bool mvfs_entry_same(const struct mvfs_entry *a,
-			    const struct mvfs_entry *b)
-{
-	return a->mode == b->mode && a->uid == b->uid && a->gid == b->gid &&
-	       a->size == b->size && a->mtime == b->mtime &&
-	       a->mtime_nsec == b->mtime_nsec && a->ref == b->ref;
-}
-
-/* The revisions in which the element exists and differs from before. */
-static int mvfs_hist_readdir(struct file *file, struct dir_context *ctx)
-{
-	struct inode *dir = file_inode(file);
-	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
-	struct mvfs_entry *e;
-	bool had = false;
-	u64 rev, nrevs;
-	char name[24];
-	int err = 0, len;
-
-	if (!dir_emit_dots(file, ctx))
-		return 0;
-	e = kmalloc_array(2, sizeof(*e), GFP_KERNEL);
-	if (!e)
-		return -ENOMEM;
-	down_read(&sbi->state_lock);
-	nrevs = sbi->state->nrevs;
-	up_read(&sbi->state_lock);
-	for (rev = 1; rev <= nrevs; rev++) {
-		err = mvfs_resolve(sbi, rev, MVFS_I(dir)->path, &e[0]);
-		if (err == -ENOENT) {
-			had = false;
-			continue;
-		}
-		if (err)
-			break;
-		if (had && mvfs_entry_same(&e[0], &e[1]))
-			continue;
-		had = true;
-		e[1] = e[0];
-		if (rev + 2 < ctx->pos)
-			continue;
-		len = snprintf(name, sizeof(name), "%llu", rev);
-		if (!dir_emit(ctx, name, len, rev + 2,
-			      fs_umode_to_dtype(e[0].mode)))
-			break;
-		ctx->pos = rev + 3;
-	}
-	kfree(e);
-	return err == -ENOENT ? 0 : err;
-}
-
-const struct inode_operations mvfs_hist_iops = {
-	.lookup		= mvfs_hist_lookup,
-};
-
-const struct file_operations mvfs_hist_fops = {
-	.read		= generic_read_dir,
-	.iterate_shared	= mvfs_hist_readdir,
 	.llseek		= generic_file_llseek,
 };
 

@@ -177,7 +177,8 @@ static bool mvfs_lower_actor(void *priv, const struct mvfs_entry *e,
 
 /**
  * mvfs_dirlist_build - the merged listing of a directory
- * @dir: a directory inode with a private entry
+ * @dir: a directory inode with a private entry, or one whose elements
+ *       come from the trees of several revisions (select.c)
  * @out: set to the listing (mvfs_dirlist_free() it)
  *
  * Return: 0 or -errno.
@@ -188,15 +189,13 @@ int mvfs_dirlist_build(struct inode *dir, struct mvfs_dirlist **out)
 	struct mvfs_inode_info *ei = MVFS_I(dir);
 	struct mvfs_lower_ctx c = { .view = ei->view };
 	struct mvfs_dirlist *l;
-	u64 tree, rev;
-	int err;
+	int err = 0;
 
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
 	if (!l)
 		return -ENOMEM;
-	err = mvfs_dirlist_upper(sbi, mvfs_upper(dir), l);
-	if (!err)
-		err = mvfs_dir_lower(dir, &tree, &rev);
+	if (mvfs_upper(dir))
+		err = mvfs_dirlist_upper(sbi, mvfs_upper(dir), l);
 	if (err)
 		goto out_free;
 	c.l = l;
@@ -207,7 +206,7 @@ int mvfs_dirlist_build(struct inode *dir, struct mvfs_dirlist **out)
 	err = -ENOMEM;
 	if (!c.path)
 		goto out_free;
-	err = mvfs_store_iterate(sbi, tree, 0, mvfs_lower_actor, &c);
+	err = mvfs_lower_iterate(dir, mvfs_lower_actor, &c);
 	kfree(c.path);
 	if (!err)
 		err = c.err;
@@ -238,7 +237,6 @@ int mvfs_dir_empty(struct dentry *dentry)
 	struct mvfs_dirlist *l;
 	bool any = false;
 	unsigned int i;
-	u64 tree, rev;
 	int err;
 
 	if (mvfs_upper(dir)) {
@@ -249,10 +247,7 @@ int mvfs_dir_empty(struct dentry *dentry)
 			any |= !l->ents[i]->whiteout;
 		mvfs_dirlist_free(l);
 	} else {
-		err = mvfs_dir_lower(dir, &tree, &rev);
-		if (!err)
-			err = mvfs_store_iterate(MVFS_SB(dir->i_sb), tree, 0,
-						 mvfs_any_actor, &any);
+		err = mvfs_lower_iterate(dir, mvfs_any_actor, &any);
 		if (err)
 			return err;
 	}
@@ -280,7 +275,9 @@ unsigned int mvfs_dir_nlink(struct inode *dir)
 	struct mvfs_inode_info *ei = MVFS_I(dir);
 	struct mvfs_dirlist *l;
 	unsigned int i, n = 0;
-	u64 tree, rev;
+	struct mvfs_dsel *d;
+	bool uniform;
+	u64 tree;
 
 	if (mvfs_upper(dir)) {
 		if (mvfs_dirlist_build(dir, &l))
@@ -288,18 +285,30 @@ unsigned int mvfs_dir_nlink(struct inode *dir)
 		for (i = 0; i < l->count; i++)
 			n += l->ents[i]->type == DT_DIR && !l->ents[i]->whiteout;
 		mvfs_dirlist_free(l);
-	} else {
-		if (mvfs_dir_lower(dir, &tree, &rev))
-			return 0;
-		/* A tree never changes: count once per tree, not per stat. */
-		if (READ_ONCE(ei->nlink) && READ_ONCE(ei->nlink_tree) == tree)
-			return READ_ONCE(ei->nlink);
-		if (mvfs_store_iterate(MVFS_SB(dir->i_sb), tree, 0,
-				       mvfs_subdir_actor, &n))
-			return 0;
-		WRITE_ONCE(ei->nlink, 0);
-		WRITE_ONCE(ei->nlink_tree, tree);
-		WRITE_ONCE(ei->nlink, n + 2);
+		return n + 2;
 	}
-	return n + 2;
+	d = mvfs_dsel_get(dir);
+	if (IS_ERR(d))
+		return 0;
+	uniform = mvfs_dsel_uniform(d, &tree);
+	/* Trees and selections never change: count once, not per stat. */
+	if (uniform && READ_ONCE(ei->nlink) &&
+	    READ_ONCE(ei->nlink_tree) == tree) {
+		n = READ_ONCE(ei->nlink);
+	} else if (mvfs_dsel_nlink(d)) {
+		n = mvfs_dsel_nlink(d);
+	} else if (mvfs_dsel_iterate(MVFS_SB(dir->i_sb), d, mvfs_subdir_actor,
+				     &n)) {
+		n = 0;
+	} else {
+		n += 2;
+		mvfs_dsel_set_nlink(d, n);
+		if (uniform) {
+			WRITE_ONCE(ei->nlink, 0);
+			WRITE_ONCE(ei->nlink_tree, tree);
+			WRITE_ONCE(ei->nlink, n);
+		}
+	}
+	mvfs_dsel_put(d);
+	return n;
 }

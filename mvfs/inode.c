@@ -35,6 +35,8 @@ struct inode *mvfs_alloc_inode(struct super_block *sb)
 	ei->kind = MVFS_TOP;
 	ei->view = NULL;
 	ei->rev = 0;
+	ei->sel = 0;
+	ei->dsel = NULL;
 	ei->gen = 0;
 	ei->by_label = false;
 	ei->ref = 0;
@@ -67,6 +69,8 @@ void mvfs_evict_inode(struct inode *inode)
 	ei->view = NULL;
 	dput(ei->upper);
 	ei->upper = NULL;
+	mvfs_dsel_put(ei->dsel);
+	ei->dsel = NULL;
 }
 
 static void mvfs_inode_init_once(void *p)
@@ -138,6 +142,10 @@ static void mvfs_set_ops(struct inode *inode, enum mvfs_kind kind)
 	case MVFS_HIST:
 		inode->i_op = &mvfs_hist_iops;
 		inode->i_fop = &mvfs_hist_fops;
+		break;
+	case MVFS_BRANCH:
+		inode->i_op = &mvfs_branch_iops;
+		inode->i_fop = &mvfs_branch_fops;
 		break;
 	case MVFS_VIEW:
 	case MVFS_DIR:
@@ -472,6 +480,7 @@ bool mvfs_inode_readonly(struct inode *inode)
 	struct mvfs_inode_info *ei = MVFS_I(inode);
 
 	return !ei->view || ei->kind == MVFS_TOP || ei->kind == MVFS_HIST ||
+	       ei->kind == MVFS_BRANCH ||
 	       !MVFS_SB(inode->i_sb)->vdir.dentry;
 }
 

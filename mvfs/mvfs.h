@@ -28,6 +28,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include "uapi/mvfs_format.h"
+#include "uapi/mvfs_spec.h"
 
 #define MVFS_MAGIC	0x4d564653	/* "MVFS" */
 
@@ -83,8 +84,21 @@ static inline void mvfs_entry_from_attr(struct mvfs_entry *e,
 	e->name[0] = '\0';
 }
 
+/*
+ * A revision as the module keeps it: no message, time or author (the
+ * module never shows them), so that a long history stays small.
+ */
 struct mvfs_rev {
 	struct mvfs_attr	root;
+	u32			parent;	/* the revision it was made from; 0 */
+	u32			branch;	/* index into the state's branches */
+};
+
+/* A line of development; branch 0 is main. */
+struct mvfs_branch {
+	char	name[MVFS_NAME_MAX + 1];
+	u64	from;	/* the revision it starts from; 0 for main */
+	u64	head;	/* its newest revision (BRANCH/LATEST), or from */
 };
 
 struct mvfs_label {
@@ -94,24 +108,51 @@ struct mvfs_label {
 
 struct mvfs_view_rec {
 	char	tag[MVFS_NAME_MAX + 1];
-	char	label[MVFS_NAME_MAX + 1];
-	u64	rev;
-	u32	select;		/* enum mvfs_select */
 	u32	uid;
 	u32	gid;
 	u32	mode;
 };
 
+/* The text of a view's config spec (mvfs_spec.h), as the state gave it. */
+struct mvfs_cs_text {
+	char	*text;		/* kfree() with the state */
+	u32	len;
+};
+
 /* What the store's state file said when it was last read. */
 struct mvfs_state {
+	u32			format;
 	u32			nrevs;
 	u32			nlabels;
 	u32			nviews;
+	u32			nbranches;	/* at least 1: main */
 	struct mvfs_rev		*revs;		/* revision N at [N - 1] */
 	struct mvfs_label	*labels;
 	struct mvfs_view_rec	*views;
+	struct mvfs_cs_text	*cs;		/* the spec of views[i] */
+	struct mvfs_branch	*branches;
 	u64			pack_len;	/* what its header says */
 	u64			next_object;
+};
+
+/*
+ * A view's config spec, compiled: the rules of its text, each with the
+ * revision its selector resolved to at the last reload (0: none, a label
+ * or branch that does not exist: the rule is passed over).  Never changed
+ * once made: a reload that changes it makes a new one.
+ */
+struct mvfs_crule {
+	struct mvfs_rule	r;	/* offsets into text */
+	u64			rev;
+};
+
+struct mvfs_spec {
+	struct kref		ref;
+	char			*text;
+	u32			len;
+	u32			nrules;	/* 0 also for a spec that failed */
+	bool			bad;	/* failed to parse: selects nothing */
+	struct mvfs_crule	rules[];
 };
 
 /*
@@ -123,10 +164,12 @@ struct mvfs_view {
 	struct rcu_head		rcu;	/* RCU-walk revalidation reads it */
 	struct list_head	node;	/* in sbi->views, under state_lock */
 	struct mvfs_view_rec	rec;
-	u64			rev;	/* what it selects now; READ_ONCE */
+	u64			rev;	/* of its top directory; READ_ONCE */
+	u64			sel;	/* selection generation; READ_ONCE */
 	bool			dead;	/* removed from the store; READ_ONCE */
-	spinlock_t		lock;	/* protects root */
+	spinlock_t		lock;	/* protects root, spec, sel, rev */
 	struct mvfs_attr	root;	/* top directory of rev */
+	struct mvfs_spec	*spec;	/* its config spec, compiled */
 	/* Under sbi->reg_lock: the registered view root, and the system
 	 * root it was registered from (where view-set - leads back to).
 	 */
@@ -171,15 +214,18 @@ enum mvfs_kind {
 	MVFS_FILE,
 	MVFS_LINK,
 	MVFS_HIST,	/* NAME@@: the revisions in which NAME changed */
+	MVFS_BRANCH,	/* NAME@@B: its revisions on branch B, and LATEST */
 	MVFS_SPECIAL,	/* a private fifo, socket or device node */
 };
 
 /*
  * An mvfs inode: an element of the tree a view selects (its lower part:
- * ref, from revision rev), the view's private entry over it (upper), or
- * both.  A directory with merge set shows its upper entries over the
- * tree at path in the revision its view selects now, found again (ref,
- * rev) when the view moves: a cwd stays valid across check-ins.
+ * ref, from revision rev, as the view's selection sel chose it), the
+ * view's private entry over it (upper), or both.  A directory with merge
+ * set shows its upper entries over the elements below path that the
+ * view selects now, found again (ref, rev) when the view's selection
+ * moves: a cwd stays valid across check-ins and setcs.  A branch
+ * directory (MVFS_BRANCH) has path "BRANCH/ELEMENT".
  */
 struct mvfs_inode_info {
 	struct inode		vfs_inode;
@@ -187,8 +233,10 @@ struct mvfs_inode_info {
 	struct mvfs_view	*view;	/* NULL for a fixed (@@) version */
 	u64			gen;	/* sbi->gen at lookup, for @@LABEL */
 	bool			by_label;
-	struct mutex		plock;	/* protects path, ref, rev, merge */
+	struct mutex		plock;	/* protects path, ref, rev, merge, dsel */
 	u64			rev;	/* the revision ref is from; READ_ONCE */
+	u64			sel;	/* view->sel rev was chosen by; ONCE */
+	struct mvfs_dsel	*dsel;	/* dir: how its children are selected */
 	u64			ref;	/* tree, object or link target */
 	char			*path;	/* element path in the tree, "" top */
 	bool			merge;	/* dir: also shows the tree at path */
@@ -247,10 +295,41 @@ struct mvfs_view *mvfs_view_get(struct mvfs_sb_info *sbi, const char *tag,
 				unsigned int len);
 void mvfs_view_put(struct mvfs_view *view);
 u64 mvfs_view_root(struct mvfs_view *view, struct mvfs_entry *root);
+struct mvfs_spec *mvfs_view_spec(struct mvfs_view *v, u64 *sel);
+int mvfs_view_resolve(struct mvfs_sb_info *sbi, struct mvfs_view *v,
+		      const char *path, struct mvfs_entry *e, u64 *rev,
+		      u64 *sel);
 int mvfs_rev_lookup(struct mvfs_sb_info *sbi, const char *spec,
 		    unsigned int len, u64 *rev, bool *by_label);
 int mvfs_resolve(struct mvfs_sb_info *sbi, u64 rev, const char *path,
 		 struct mvfs_entry *e);
+
+/* spec.c */
+struct mvfs_spec *mvfs_spec_compile(struct mvfs_sb_info *sbi,
+				    const struct mvfs_state *st,
+				    const struct mvfs_cs_text *cs,
+				    const char *tag, struct mvfs_spec *old);
+void mvfs_spec_put(struct mvfs_spec *spec);
+bool mvfs_spec_same(const struct mvfs_spec *a, const struct mvfs_spec *b);
+int mvfs_spec_match(const struct mvfs_spec *spec, const char *path, u32 len);
+void mvfs_spec_children(const struct mvfs_spec *spec, u32 i,
+			const char *dir, u32 len, bool *some, bool *all);
+
+/* revalidate.c */
+void mvfs_dir_refresh(struct inode *dir);
+
+/* select.c */
+struct mvfs_dsel;
+struct mvfs_dsel *mvfs_dsel_get(struct inode *dir);
+void mvfs_dsel_put(struct mvfs_dsel *d);
+bool mvfs_dsel_uniform(const struct mvfs_dsel *d, u64 *tree);
+unsigned int mvfs_dsel_nlink(const struct mvfs_dsel *d);
+void mvfs_dsel_set_nlink(struct mvfs_dsel *d, unsigned int nlink);
+int mvfs_dsel_iterate(struct mvfs_sb_info *sbi, struct mvfs_dsel *d,
+		      mvfs_actor_t actor, void *priv);
+int mvfs_lower_find(struct inode *dir, const char *name, unsigned int len,
+		    struct mvfs_entry *e, u64 *rev, u64 *sel);
+int mvfs_lower_iterate(struct inode *dir, mvfs_actor_t actor, void *priv);
 
 /* inode.c */
 extern const struct dentry_operations mvfs_dentry_ops;
@@ -266,7 +345,6 @@ void mvfs_copyattr(struct inode *inode);
 void mvfs_inode_attr(struct inode *inode, const struct mvfs_entry *e);
 u64 mvfs_ino(struct mvfs_view *v, const char *dir, const char *name,
 	     unsigned int len);
-int mvfs_dir_lower(struct inode *dir, u64 *tree, u64 *rev);
 bool mvfs_inode_readonly(struct inode *inode);
 int mvfs_permission(struct user_namespace *mnt_userns, struct inode *inode,
 		    int mask);
@@ -286,8 +364,20 @@ extern const struct inode_operations mvfs_dir_iops;
 extern const struct file_operations mvfs_dir_fops;
 extern const struct inode_operations mvfs_top_iops;
 extern const struct file_operations mvfs_top_fops;
+char *mvfs_join(const char *dir, const char *name, unsigned int len);
+
+/* hist.c */
 extern const struct inode_operations mvfs_hist_iops;
 extern const struct file_operations mvfs_hist_fops;
+extern const struct inode_operations mvfs_branch_iops;
+extern const struct file_operations mvfs_branch_fops;
+struct inode *mvfs_version_at(struct inode *dir, const char *path,
+			      const char *spec, unsigned int len,
+			      struct mvfs_entry *e);
+struct inode *mvfs_history(struct inode *dir, const char *path,
+			   struct mvfs_entry *e);
+struct inode *mvfs_branch_dir(struct inode *dir, const char *path,
+			      const char *branch, unsigned int len);
 
 /* private.c */
 struct mvfs_origin {

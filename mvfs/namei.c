@@ -28,16 +28,12 @@
 static int mvfs_lower_has(struct inode *dir, const struct qstr *name)
 {
 	struct mvfs_entry *e;
-	u64 tree, rev;
 	int err;
 
 	e = kmalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
-	err = mvfs_dir_lower(dir, &tree, &rev);
-	if (!err)
-		err = mvfs_store_find(MVFS_SB(dir->i_sb), tree, name->name,
-				      name->len, e);
+	err = mvfs_lower_find(dir, name->name, name->len, e, NULL, NULL);
 	kfree(e);
 	if (err == -ENOENT)
 		return 0;

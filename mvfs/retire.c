@@ -182,7 +182,7 @@ static int mvfs_retire_entry(struct mvfs_priv_req *r, struct dentry *d)
 		if (!err) {
 			swap(ei->path, path);
 			ei->merge = true;
-			WRITE_ONCE(ei->rev, 0);	/* find the tree again */
+			WRITE_ONCE(ei->sel, 0);	/* find the tree again */
 		}
 		mutex_unlock(&ei->plock);
 		kfree(path);

@@ -17,25 +17,24 @@
 #include "mvfs.h"
 
 /*
- * Find the element at ei->path again in the revision its view selects
- * now.  A directory takes the new tree; anything else stays valid only
- * if it is unchanged.  Return: 1 valid, 0 not, or -errno.
+ * Find the element at ei->path again as its view selects it now (the
+ * revision of the rule that matches the path may have changed too).  A
+ * directory takes the new tree; anything else stays valid only if it is
+ * unchanged.  Return: 1 valid, 0 not, or -errno.
  */
 static int mvfs_lower_refresh(struct inode *inode)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
 	struct mvfs_inode_info *ei = MVFS_I(inode);
-	struct mvfs_entry *e, *root;
-	u64 rev;
+	struct mvfs_entry *e;
+	u64 rev, sel;
 	int err, valid = 0;
 
-	e = kmalloc_array(2, sizeof(*e), GFP_KERNEL);
+	e = kmalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
-	root = e + 1;
-	rev = mvfs_view_root(ei->view, root);
 	mutex_lock(&ei->plock);
-	err = rev ? mvfs_resolve(sbi, rev, ei->path, e) : -ENOENT;
+	err = mvfs_view_resolve(sbi, ei->view, ei->path, e, &rev, &sel);
 	if (err) {
 		valid = err == -ENOENT ? 0 : err;
 		goto out_unlock;
@@ -48,6 +47,7 @@ static int mvfs_lower_refresh(struct inode *inode)
 	    e->uid == i_uid_read(inode) && e->gid == i_gid_read(inode))) {
 		ei->ref = e->ref;
 		WRITE_ONCE(ei->rev, rev);
+		WRITE_ONCE(ei->sel, sel);
 		valid = 1;
 		/* A directory of the tree alone shows its new attributes. */
 		if (S_ISDIR(e->mode) && !mvfs_upper(inode))
@@ -60,43 +60,24 @@ out_unlock:
 }
 
 /**
- * mvfs_dir_lower - the tree a directory shows under its private entries
- * @dir: a directory inode
- * @tree: set to the tree's offset, 0 for none
- * @rev: set to the revision it is from
+ * mvfs_dir_refresh - a directory takes what its view's selection shows now
+ * @dir: a directory of a view with merge set (an element, or a private
+ *       directory with an origin), whose view's selection moved
  *
- * Return: 0 or -errno.
+ * A directory no longer in the tree keeps its private entries and shows
+ * no tree under them until it is found again.
  */
-int mvfs_dir_lower(struct inode *dir, u64 *tree, u64 *rev)
+void mvfs_dir_refresh(struct inode *dir)
 {
 	struct mvfs_inode_info *ei = MVFS_I(dir);
-	struct mvfs_entry *root;
-	int err = 0;
+	u64 sel = READ_ONCE(ei->view->sel);
 
-	*tree = 0;
-	*rev = 0;
-	if (ei->kind == MVFS_VIEW) {
-		root = kmalloc(sizeof(*root), GFP_KERNEL);
-		if (!root)
-			return -ENOMEM;
-		*rev = mvfs_view_root(ei->view, root);
-		*tree = *rev ? root->ref : 0;
-		kfree(root);
-		return 0;
-	}
-	if (!READ_ONCE(ei->merge))
-		return 0;
-	if (ei->view && READ_ONCE(ei->view->rev) != READ_ONCE(ei->rev)) {
-		err = mvfs_lower_refresh(dir);
-		if (err == 0)
-			WRITE_ONCE(ei->ref, 0);	/* gone from the tree */
-		err = err < 0 ? err : 0;
-	}
+	if (mvfs_lower_refresh(dir) != 0)
+		return;
 	mutex_lock(&ei->plock);
-	*tree = ei->ref;
-	*rev = ei->rev;
+	ei->ref = 0;	/* gone from the tree */
+	WRITE_ONCE(ei->sel, sel);
 	mutex_unlock(&ei->plock);
-	return err;
 }
 
 /*
@@ -128,7 +109,7 @@ static int mvfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 	upper = mvfs_upper(inode);
 	if (upper)	/* removed by retire, or the last link went */
 		return d_inode(upper)->i_nlink != 0;
-	if (READ_ONCE(v->rev) == READ_ONCE(ei->rev))
+	if (READ_ONCE(v->sel) == READ_ONCE(ei->sel))
 		return 1;
 	if (flags & LOOKUP_RCU)
 		return -ECHILD;

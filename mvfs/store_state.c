@@ -14,6 +14,12 @@
 #include "mvfs.h"
 #include "store_int.h"
 
+/* The newest format this module reads (MVFS_FORMAT: what the tools write). */
+#define MVFS_FORMAT_READ	3
+
+/* The most bytes of config specs a state may make the module read. */
+#define MVFS_CS_TOTAL_MAX	(16U << 20)
+
 /* Copy a NUL-padded name field; false unless it is a valid name. */
 static bool mvfs_name_field(char *dst, const char *field)
 {
@@ -26,12 +32,48 @@ static bool mvfs_name_field(char *dst, const char *field)
 	return true;
 }
 
+/* The size of a revision record and of a view record in FORMAT. */
+static size_t mvfs_rev_size(u32 format)
+{
+	return format < 3 ? sizeof(struct mvfs_rev_disk) :
+			    sizeof(struct mvfs_rev3_disk);
+}
+
+static size_t mvfs_view_size(u32 format)
+{
+	return format < 3 ? sizeof(struct mvfs_view_disk) :
+			    sizeof(struct mvfs_view3_disk);
+}
+
+/*
+ * Format 3's fields of revision N: parent and merge below N, a branch
+ * that exists, reserved 0.  Formats 1 and 2 are one line on main.
+ */
+static bool mvfs_rev3_decode(const struct mvfs_state *st, const void *rec,
+			     u32 n, struct mvfs_rev *r)
+{
+	const struct mvfs_rev3_disk *d = rec;
+	u64 parent, merge;
+
+	r->parent = n - 1;
+	r->branch = 0;
+	if (st->format < 3)
+		return true;
+	parent = le64_to_cpu(d->parent);
+	merge = le64_to_cpu(d->merge);
+	r->branch = le32_to_cpu(d->branch);
+	r->parent = parent;
+	return parent < n && merge < n && r->branch < st->nbranches &&
+	       !d->reserved;
+}
+
 static int mvfs_state_parse_revs(struct mvfs_sb_info *sbi,
 				 struct mvfs_state *st, const void *p)
 {
-	const struct mvfs_rev_disk *d = p;
 	struct mvfs_bounds b = { .below = st->pack_len,
 				 .objects = st->next_object };
+	size_t size = mvfs_rev_size(st->format);
+	const struct mvfs_rev_disk *d;
 	struct mvfs_entry *e;
 	int err = 0;
 	u32 i;
@@ -40,9 +82,11 @@ static int mvfs_state_parse_revs(struct mvfs_sb_info *sbi,
 	if (!e)
 		return -ENOMEM;
 	for (i = 0; i < st->nrevs; i++) {
-		if (!mvfs_entry_decode(&d[i].root, e, &b) ||
-		    !S_ISDIR(e->mode) || d[i].root.name_off ||
-		    d[i].root.name_len) {
+		d = p + (size_t)i * size;
+		if (!mvfs_entry_decode(&d->root, e, &b) ||
+		    !S_ISDIR(e->mode) || d->root.name_off ||
+		    d->root.name_len ||
+		    !mvfs_rev3_decode(st, d, i + 1, &st->revs[i])) {
 			err = mvfs_state_corrupt(sbi, "revision", i + 1);
 			break;
 		}
@@ -54,12 +98,83 @@ static int mvfs_state_parse_revs(struct mvfs_sb_info *sbi,
 	return err;
 }
 
+/* A format 1 or 2 view: the one-rule spec its selection stands for. */
+static int mvfs_view2_parse(struct mvfs_state *st, u32 i,
+			    const struct mvfs_view_disk *v)
+{
+	struct mvfs_view_rec *r = &st->views[i];
+	u32 select = le32_to_cpu(v->select);
+	u64 rev = le64_to_cpu(v->rev);
+	char label[MVFS_NAME_MAX + 1];
+	char *text;
+
+	r->uid = le32_to_cpu(v->uid);
+	r->gid = le32_to_cpu(v->gid);
+	r->mode = le32_to_cpu(v->mode);
+	if (!mvfs_name_field(r->tag, v->tag) || r->mode > 0777)
+		return -EIO;
+	if (select == MVFS_SEL_REV && !rev)
+		text = kstrdup("", GFP_KERNEL);	/* no rule: selects nothing */
+	else if (select == MVFS_SEL_REV && rev <= st->nrevs)
+		text = kasprintf(GFP_KERNEL, "element * %llu\n", rev);
+	else if (select == MVFS_SEL_LABEL && mvfs_name_field(label, v->label))
+		text = kasprintf(GFP_KERNEL, "element * %s\n", label);
+	else if (select == MVFS_SEL_LATEST)
+		text = kasprintf(GFP_KERNEL, "element * %s\n",
+				 MVFS_SPEC_LATEST);
+	else
+		return -EIO;
+	if (!text)
+		return -ENOMEM;
+	st->cs[i].text = text;
+	st->cs[i].len = strlen(text);
+	return 0;
+}
+
+/*
+ * A format 3 view, its spec's text read from the pack.  *TOTAL counts
+ * the bytes of all the specs read, which MVFS_CS_TOTAL_MAX bounds.
+ */
+static int mvfs_view3_parse(struct mvfs_sb_info *sbi, struct mvfs_state *st,
+			    u32 i, const struct mvfs_view3_disk *v, u64 *total)
+{
+	struct mvfs_view_rec *r = &st->views[i];
+	u64 off = le64_to_cpu(v->cs_off);
+	u32 len = le32_to_cpu(v->cs_len);
+	char *text;
+	int err;
+
+	r->uid = le32_to_cpu(v->uid);
+	r->gid = le32_to_cpu(v->gid);
+	r->mode = le32_to_cpu(v->mode);
+	*total += len;
+	if (!mvfs_name_field(r->tag, v->tag) || r->mode > 0777 ||
+	    v->reserved || !len || len > MVFS_SPEC_MAX ||
+	    len > st->pack_len - sizeof(struct mvfs_pack_hdr) ||
+	    off < sizeof(struct mvfs_pack_hdr) || off > st->pack_len - len ||
+	    *total > MVFS_CS_TOTAL_MAX)
+		return -EIO;
+	text = kvmalloc(len, GFP_KERNEL);
+	if (!text)
+		return -ENOMEM;
+	err = mvfs_read_at(sbi->pack, text, len, off);
+	if (err) {
+		kvfree(text);
+		return -EIO;
+	}
+	st->cs[i].text = text;
+	st->cs[i].len = len;
+	return 0;
+}
+
 static int mvfs_state_parse_names(struct mvfs_sb_info *sbi,
 				  struct mvfs_state *st, const void *p)
 {
 	const struct mvfs_label_disk *l = p;
-	const struct mvfs_view_disk *v = (const void *)(l + st->nlabels);
-	struct mvfs_view_rec *r;
+	const void *v = l + st->nlabels;
+	size_t size = mvfs_view_size(st->format);
+	u64 total = 0;
+	int err;
 	u32 i;
 
 	for (i = 0; i < st->nlabels; i++) {
@@ -68,20 +183,46 @@ static int mvfs_state_parse_names(struct mvfs_sb_info *sbi,
 		    !st->labels[i].rev || st->labels[i].rev > st->nrevs)
 			return mvfs_state_corrupt(sbi, "label", i + 1);
 	}
-	for (i = 0; i < st->nviews; i++) {
-		r = &st->views[i];
-		r->rev = le64_to_cpu(v[i].rev);
-		r->select = le32_to_cpu(v[i].select);
-		r->uid = le32_to_cpu(v[i].uid);
-		r->gid = le32_to_cpu(v[i].gid);
-		r->mode = le32_to_cpu(v[i].mode);
-		if (!mvfs_name_field(r->tag, v[i].tag) || r->mode > 0777 ||
-		    r->select < MVFS_SEL_REV || r->select > MVFS_SEL_LATEST ||
-		    (r->select == MVFS_SEL_REV && r->rev > st->nrevs) ||
-		    (r->select == MVFS_SEL_LABEL &&
-		     !mvfs_name_field(r->label, v[i].label)))
+	for (i = 0; i < st->nviews; i++, v += size) {
+		if (st->format < 3)
+			err = mvfs_view2_parse(st, i, v);
+		else
+			err = mvfs_view3_parse(sbi, st, i, v, &total);
+		if (err == -EIO)
 			return mvfs_state_corrupt(sbi, "view", i + 1);
+		if (err)
+			return err;
 	}
+	return 0;
+}
+
+/*
+ * The branches: format 3's records (main first, from 0; every other from
+ * an existing revision), or main alone.  Then each one's newest revision.
+ */
+static int mvfs_state_parse_branches(struct mvfs_sb_info *sbi,
+				     struct mvfs_state *st, const void *p)
+{
+	const struct mvfs_branch_disk *d = p;
+	struct mvfs_branch *b;
+	u32 i;
+
+	if (st->format < 3)
+		strscpy(st->branches[0].name, MVFS_MAIN_BRANCH,
+			sizeof(st->branches[0].name));
+	for (i = 0; st->format >= 3 && i < st->nbranches; i++) {
+		b = &st->branches[i];
+		b->from = le64_to_cpu(d[i].from);
+		if (!mvfs_name_field(b->name, d[i].name) ||
+		    !strcmp(b->name, MVFS_MAIN_BRANCH) != !i ||
+		    !b->from != !i || b->from > st->nrevs)
+			return mvfs_state_corrupt(sbi, "branch", i + 1);
+	}
+	for (i = 0; i < st->nrevs; i++)
+		st->branches[st->revs[i].branch].head = i + 1;
+	for (i = 0; i < st->nbranches; i++)
+		if (!st->branches[i].head)
+			st->branches[i].head = st->branches[i].from;
 	return 0;
 }
 
@@ -114,10 +255,10 @@ static int mvfs_state_check(struct mvfs_sb_info *sbi, void *buf, u64 size)
 		return -EINVAL;
 	}
 	if (le32_to_cpu(h->format) < MVFS_FORMAT_MIN ||
-	    le32_to_cpu(h->format) > MVFS_FORMAT) {
+	    le32_to_cpu(h->format) > MVFS_FORMAT_READ) {
 		pr_err("store %s: format %u, this module reads formats %u to %u\n",
 		       sbi->store_name, le32_to_cpu(h->format),
-		       MVFS_FORMAT_MIN, MVFS_FORMAT);
+		       MVFS_FORMAT_MIN, MVFS_FORMAT_READ);
 		return -EINVAL;
 	}
 	h->checksum = 0;
@@ -131,8 +272,10 @@ static int mvfs_state_check(struct mvfs_sb_info *sbi, void *buf, u64 size)
 				 le32_to_cpu(h->nviews),
 				 le32_to_cpu(h->nbranches)) != size)
 		why = "its records do not fill it";
-	else if (h->nbranches)
+	else if (le32_to_cpu(h->format) < 3 && h->nbranches)
 		why = "reserved field set";
+	else if (le32_to_cpu(h->format) >= 3 && !h->nbranches)
+		why = "no main branch";
 	else if (le64_to_cpu(h->pack_len) < sizeof(struct mvfs_pack_hdr) ||
 		 le64_to_cpu(h->pack_len) > i_size_read(file_inode(sbi->pack)) ||
 		 !le64_to_cpu(h->next_object))
@@ -148,20 +291,23 @@ static int mvfs_state_check(struct mvfs_sb_info *sbi, void *buf, u64 size)
 static struct mvfs_state *mvfs_state_alloc(const struct mvfs_state_hdr *h)
 {
 	struct mvfs_state *st;
-	u32 nrevs = le32_to_cpu(h->nrevs), nlabels = le32_to_cpu(h->nlabels);
-	u32 nviews = le32_to_cpu(h->nviews);
 
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return NULL;
-	st->nrevs = nrevs;
-	st->nlabels = nlabels;
-	st->nviews = nviews;
-	st->revs = kvcalloc(nrevs, sizeof(*st->revs), GFP_KERNEL);
-	st->labels = kvcalloc(nlabels, sizeof(*st->labels), GFP_KERNEL);
-	st->views = kvcalloc(nviews, sizeof(*st->views), GFP_KERNEL);
-	if ((nrevs && !st->revs) || (nlabels && !st->labels) ||
-	    (nviews && !st->views)) {
+	st->format = le32_to_cpu(h->format);
+	st->nrevs = le32_to_cpu(h->nrevs);
+	st->nlabels = le32_to_cpu(h->nlabels);
+	st->nviews = le32_to_cpu(h->nviews);
+	st->nbranches = st->format < 3 ? 1 : le32_to_cpu(h->nbranches);
+	st->revs = kvcalloc(st->nrevs, sizeof(*st->revs), GFP_KERNEL);
+	st->labels = kvcalloc(st->nlabels, sizeof(*st->labels), GFP_KERNEL);
+	st->views = kvcalloc(st->nviews, sizeof(*st->views), GFP_KERNEL);
+	st->cs = kvcalloc(st->nviews, sizeof(*st->cs), GFP_KERNEL);
+	st->branches = kvcalloc(st->nbranches, sizeof(*st->branches),
+				GFP_KERNEL);
+	if ((st->nrevs && !st->revs) || (st->nlabels && !st->labels) ||
+	    (st->nviews && (!st->views || !st->cs)) || !st->branches) {
 		mvfs_state_free(st);
 		return NULL;
 	}
@@ -174,11 +320,17 @@ static struct mvfs_state *mvfs_state_alloc(const struct mvfs_state_hdr *h)
  */
 void mvfs_state_free(struct mvfs_state *st)
 {
+	u32 i;
+
 	if (!st)
 		return;
+	for (i = 0; st->cs && i < st->nviews; i++)
+		kvfree(st->cs[i].text);
+	kvfree(st->cs);
 	kvfree(st->revs);
 	kvfree(st->labels);
 	kvfree(st->views);
+	kvfree(st->branches);
 	kfree(st);
 }
 
@@ -203,9 +355,13 @@ static struct mvfs_state *mvfs_state_parse(struct mvfs_sb_info *sbi,
 	st->next_object = max(READ_ONCE(sbi->next_object),
 			      le64_to_cpu(h->next_object));
 	err = mvfs_state_parse_revs(sbi, st, p);
-	p += (size_t)st->nrevs * sizeof(struct mvfs_rev_disk);
+	p += (size_t)st->nrevs * mvfs_rev_size(st->format);
 	if (!err)
 		err = mvfs_state_parse_names(sbi, st, p);
+	p += (size_t)st->nlabels * sizeof(struct mvfs_label_disk) +
+	     (size_t)st->nviews * mvfs_view_size(st->format);
+	if (!err)
+		err = mvfs_state_parse_branches(sbi, st, p);
 	if (err) {
 		mvfs_state_free(st);
 		return ERR_PTR(err);

@@ -15,30 +15,19 @@
 #include <linux/string.h>
 #include "mvfs.h"
 
-/* The revision a view record selects in ST; 0 when none (yet). */
-static u64 mvfs_select(const struct mvfs_state *st,
-		       const struct mvfs_view_rec *r)
-{
-	u32 i;
-
-	switch (r->select) {
-	case MVFS_SEL_REV:
-		return r->rev;
-	case MVFS_SEL_LABEL:
-		for (i = 0; i < st->nlabels; i++)
-			if (!strcmp(st->labels[i].name, r->label))
-				return st->labels[i].rev;
-		return 0;
-	default:
-		return st->nrevs;
-	}
-}
-
-/* Point V at what its record selects in ST.  Caller holds state_lock. */
+/*
+ * Point V at what its record and its compiled SPEC select in ST (taking
+ * the caller's reference to SPEC).  Its selection generation moves when
+ * the spec or any rule's revision changed, which makes every dentry of
+ * the view look again (revalidate.c).  Caller holds state_lock.
+ */
 static void mvfs_view_update(struct mvfs_view *v, const struct mvfs_state *st,
-			     const struct mvfs_view_rec *r)
+			     const struct mvfs_view_rec *r,
+			     struct mvfs_spec *spec)
 {
-	u64 rev = mvfs_select(st, r);
+	struct mvfs_spec *old;
+	int i = mvfs_spec_match(spec, "", 0);
+	u64 rev = i < 0 ? 0 : spec->rules[i].rev;
 
 	spin_lock(&v->lock);
 	v->rec = *r;
@@ -47,7 +36,12 @@ static void mvfs_view_update(struct mvfs_view *v, const struct mvfs_state *st,
 	else
 		v->root = (struct mvfs_attr){ .mode = S_IFDIR | 0555 };
 	WRITE_ONCE(v->rev, rev);
+	old = v->spec;
+	v->spec = spec;
+	if (!mvfs_spec_same(spec, old))
+		WRITE_ONCE(v->sel, v->sel + 1);
 	spin_unlock(&v->lock);
+	mvfs_spec_put(old);
 }
 
 static void mvfs_view_release(struct kref *ref)
@@ -59,6 +53,7 @@ static void mvfs_view_release(struct kref *ref)
 		path_put(&v->vroot);
 		path_put(&v->base);
 	}
+	mvfs_spec_put(v->spec);
 	kfree_rcu(v, rcu);
 }
 
@@ -91,8 +86,49 @@ static void mvfs_views_free_list(struct list_head *list)
 
 	list_for_each_entry_safe(v, tmp, list, node) {
 		list_del(&v->node);
+		mvfs_spec_put(v->spec);
 		kfree(v);
 	}
+}
+
+/* Put the specs of mvfs_specs_compile(), those not taken. */
+static void mvfs_specs_free(struct mvfs_spec **specs, u32 n)
+{
+	u32 i;
+
+	for (i = 0; specs && i < n; i++)
+		mvfs_spec_put(specs[i]);
+	kfree(specs);
+}
+
+/*
+ * Compile the spec of every view of @st, against the spec each view has
+ * now.  Caller holds state_lock for writing.
+ */
+static struct mvfs_spec **mvfs_specs_compile(struct mvfs_sb_info *sbi,
+					     struct mvfs_state *st)
+{
+	struct mvfs_spec **specs;
+	struct mvfs_view *v;
+	const char *tag;
+	u32 i;
+
+	specs = kcalloc(st->nviews, sizeof(*specs), GFP_KERNEL);
+	if (!specs && st->nviews)
+		return NULL;
+	for (i = 0; i < st->nviews; i++) {
+		tag = st->views[i].tag;
+		v = mvfs_view_find(&sbi->views, tag, strlen(tag));
+		specs[i] = mvfs_spec_compile(sbi, st, &st->cs[i], tag,
+					     v ? v->spec : NULL);
+		if (!specs[i]) {
+			mvfs_specs_free(specs, i);
+			return NULL;
+		}
+		if (!(i % 64))
+			cond_resched();
+	}
+	return specs;
 }
 
 /*
@@ -123,13 +159,15 @@ static int mvfs_views_alloc(struct mvfs_sb_info *sbi, struct mvfs_state *st,
 }
 
 /*
- * Bring sbi->views in line with ST, taking new views from @fresh; the
- * views that ST no longer has go to @gone, still referenced by the list,
- * for the caller to unregister under reg_lock and put.  Cannot fail.
- * Caller holds state_lock for write.
+ * Bring sbi->views in line with ST, taking new views from @fresh and the
+ * compiled @specs (those taken are set to NULL); the views that ST no
+ * longer has go to @gone, still referenced by the list, for the caller to
+ * unregister under reg_lock and put.  Cannot fail.  Caller holds
+ * state_lock for write.
  */
 static void mvfs_views_sync(struct mvfs_sb_info *sbi, struct mvfs_state *st,
-			    struct list_head *fresh, struct list_head *gone)
+			    struct mvfs_spec **specs, struct list_head *fresh,
+			    struct list_head *gone)
 {
 	struct mvfs_view *v, *tmp;
 	const char *tag;
@@ -147,7 +185,8 @@ static void mvfs_views_sync(struct mvfs_sb_info *sbi, struct mvfs_state *st,
 		if (!v)
 			continue;
 		list_move_tail(&v->node, &keep);
-		mvfs_view_update(v, st, &st->views[i]);
+		mvfs_view_update(v, st, &st->views[i], specs[i]);
+		specs[i] = NULL;
 	}
 	/* A tag given twice was allocated twice. */
 	mvfs_views_free_list(fresh);
@@ -204,6 +243,7 @@ static void mvfs_state_commit(struct mvfs_sb_info *sbi, struct mvfs_state *st)
 int mvfs_views_reload(struct super_block *sb)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(sb);
+	struct mvfs_spec **specs;
 	struct mvfs_state *st;
 	LIST_HEAD(fresh);
 	LIST_HEAD(gone);
@@ -216,12 +256,15 @@ int mvfs_views_reload(struct super_block *sb)
 		err = PTR_ERR(st);
 		goto out_unlock;
 	}
-	err = mvfs_views_alloc(sbi, st, &fresh);
+	specs = mvfs_specs_compile(sbi, st);
+	err = specs ? mvfs_views_alloc(sbi, st, &fresh) : -ENOMEM;
 	if (err) {
+		mvfs_specs_free(specs, st->nviews);
 		mvfs_state_free(st);
 		goto out_unlock;
 	}
-	mvfs_views_sync(sbi, st, &fresh, &gone);
+	mvfs_views_sync(sbi, st, specs, &fresh, &gone);
+	mvfs_specs_free(specs, st->nviews);
 	mvfs_state_commit(sbi, st);
 out_unlock:
 	up_write(&sbi->state_lock);
@@ -269,11 +312,12 @@ struct mvfs_view *mvfs_view_get(struct mvfs_sb_info *sbi, const char *tag,
 }
 
 /**
- * mvfs_view_root - what a view shows now
+ * mvfs_view_root - what a view shows at its top now
  * @v: the view
  * @root: filled with the top directory of its revision
  *
- * Return: the revision, 0 when it selects none (an empty directory).
+ * Return: the revision its spec selects for the top (the first rule
+ * whose pattern is "*" or "..."), 0 when none (an empty directory).
  */
 u64 mvfs_view_root(struct mvfs_view *v, struct mvfs_entry *root)
 {
@@ -286,6 +330,54 @@ u64 mvfs_view_root(struct mvfs_view *v, struct mvfs_entry *root)
 	spin_unlock(&v->lock);
 	mvfs_entry_from_attr(root, &a);
 	return rev;
+}
+
+/**
+ * mvfs_view_spec - a view's compiled spec and its selection generation
+ * @v: the view
+ * @sel: set to the generation the spec goes with
+ *
+ * Return: the spec, referenced (mvfs_spec_put() it).
+ */
+struct mvfs_spec *mvfs_view_spec(struct mvfs_view *v, u64 *sel)
+{
+	struct mvfs_spec *spec;
+
+	spin_lock(&v->lock);
+	spec = v->spec;
+	kref_get(&spec->ref);
+	*sel = v->sel;
+	spin_unlock(&v->lock);
+	return spec;
+}
+
+/**
+ * mvfs_view_resolve - the element a view shows at a path
+ * @sbi: the mount
+ * @v: the view
+ * @path: relative to the top of the tree; "" for the top
+ * @e: filled with the entry
+ * @rev: set to the revision the view's spec selects for @path
+ * @sel: set to the selection generation that chose it
+ *
+ * The element at DIR/NAME is shown from the revision of the first rule
+ * that matches its path, from its place in that revision's tree.
+ *
+ * Return: 0; -ENOENT when no rule selects it or its revision lacks it;
+ * what mvfs_resolve() returns.
+ */
+int mvfs_view_resolve(struct mvfs_sb_info *sbi, struct mvfs_view *v,
+		      const char *path, struct mvfs_entry *e, u64 *rev,
+		      u64 *sel)
+{
+	struct mvfs_spec *spec = mvfs_view_spec(v, sel);
+	int i = mvfs_spec_match(spec, path, strlen(path));
+
+	*rev = i < 0 ? 0 : spec->rules[i].rev;
+	mvfs_spec_put(spec);
+	if (!*rev)
+		return -ENOENT;
+	return mvfs_resolve(sbi, *rev, path, e);
 }
 
 /**

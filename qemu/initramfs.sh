@@ -17,23 +17,36 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,etc/mvfs,proc,sys,dev,tmp,root}
 mkdir -p "$stage"/{lib/modules,var/lib/mvfs,view,vob,share,run,tests/bin}
 cp /bin/busybox "$stage/bin/busybox"
-# e2fsck (busybox has none) for /init's check of the store disk: Debian's
-# is dynamically linked, so it comes with the libraries and the loader
-# that ldd names, at the same paths.
+# copy_host_bin BIN DEST: a dynamically linked Debian binary, with the
+# libraries and the loader that ldd names, at the same paths.
+copy_host_bin() {
+	local libs lib
+	cp "$1" "$stage$2"
+	libs=$(ldd "$1")
+	if echo "$libs" | grep -q 'not found'; then
+		echo "initramfs.sh: ldd $1: a library is missing:" >&2
+		echo "$libs" >&2
+		exit 1
+	fi
+	for lib in $(echo "$libs" | grep -o '/[^ ]*'); do
+		mkdir -p "$stage$(dirname "$lib")"
+		cp -L "$lib" "$stage$lib"
+	done
+}
+# e2fsck (busybox has none) for /init's check of the store disk.
 e2fsck=$(PATH=/usr/sbin:/sbin:$PATH command -v e2fsck) || {
 	echo "initramfs.sh: no e2fsck on the host: apt-get install e2fsprogs" >&2
 	exit 1
 }
-cp "$e2fsck" "$stage/sbin/e2fsck"
-libs=$(ldd "$e2fsck")
-if echo "$libs" | grep -q 'not found'; then
-	echo "initramfs.sh: ldd $e2fsck: a library is missing:" >&2
-	echo "$libs" >&2
-	exit 1
-fi
-for lib in $(echo "$libs" | grep -o '/[^ ]*'); do
-	mkdir -p "$stage$(dirname "$lib")"
-	cp -L "$lib" "$stage$lib"
+copy_host_bin "$e2fsck" /sbin/e2fsck
+# diff3 (busybox has none) for mvfs merge, and the GNU diff it runs
+# (busybox's makes only unified diffs): Debian's diffutils.
+for bin in diff3 diff; do
+	[ -x "/usr/bin/$bin" ] || {
+		echo "initramfs.sh: no /usr/bin/$bin: apt-get install diffutils" >&2
+		exit 1
+	}
+	copy_host_bin "/usr/bin/$bin" "/usr/bin/$bin"
 done
 for app in $(/bin/busybox --list-full); do
 	[ -e "$stage/$app" ] || ln -s /bin/busybox "$stage/$app"

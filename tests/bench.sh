@@ -15,7 +15,8 @@
 # measure, odd so that the median is a run, default 7), BENCH_REVS (the
 # history of the lookup rows, default 1000; less for a quick run),
 # BENCH_STORE_SIZE (default 4G), BENCH_ROWS (all, default; read: only
-# the rows of read-only views; write: only issue 7's writes in a view),
+# the rows of read-only views; write: only issue 7's writes in a view;
+# spec: only issue 9's views selected by config specs),
 # BENCH_QUICK=1 (the write rows' files and trees 4 times smaller, for a
 # quick look: 64 MiB instead of 256, 2,500 files instead of 10,000, ...).
 set -euo pipefail
@@ -49,7 +50,7 @@ if [ $((runs % 2)) = 0 ]; then
 	exit 2
 fi
 rows=${BENCH_ROWS:-all}
-case $rows in all | read | write) ;; *) echo "bench.sh: BENCH_ROWS=$rows: all, read or write" >&2; exit 2 ;; esac
+case $rows in all | read | write | spec) ;; *) echo "bench.sh: BENCH_ROWS=$rows: all, read, write or spec" >&2; exit 2 ;; esac
 quick=${BENCH_QUICK:-0}
 case $quick in 0 | 1) ;; *) echo "bench.sh: BENCH_QUICK=$quick: 0 or 1" >&2; exit 2 ;; esac
 revs=${BENCH_REVS:-1000}

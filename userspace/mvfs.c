@@ -93,23 +93,6 @@ static int mvfs_cmd_import(struct mvfs_ctx *c, int argc, char **argv)
 	return mvfs_do_import(c, argv[optind], msg);
 }
 
-static int mvfs_label_target(struct mvfs_store *s, const char *arg,
-			     __u64 *rev)
-{
-	if (!arg) {
-		*rev = mvfs_store_nrevs(s);
-		if (!*rev)
-			return mvfs_err(-ENOENT, "no revisions yet");
-		return 0;
-	}
-	if (mvfs_parse_rev(arg, rev))
-		return 0;
-	*rev = mvfs_store_label_rev(s, arg);
-	if (!*rev)
-		return mvfs_err(-ENOENT, "no revision or label \"%s\"", arg);
-	return 0;
-}
-
 static int mvfs_do_label(struct mvfs_ctx *c, const char *name,
 			 const char *arg, bool replace)
 {
@@ -120,7 +103,7 @@ static int mvfs_do_label(struct mvfs_ctx *c, const char *name,
 	err = mvfs_open_rw(c, &s);
 	if (err)
 		return err;
-	err = mvfs_label_target(s, arg, &rev);
+	err = mvfs_rev_arg(s, arg, &rev);
 	if (!err)
 		err = mvfs_store_set_label(s, name, rev, replace);
 	mvfs_store_close(s);
@@ -155,120 +138,10 @@ static int mvfs_cmd_label(struct mvfs_ctx *c, int argc, char **argv)
 	return mvfs_do_label(c, argv[optind], argv[optind + 1], replace);
 }
 
-/* " (l1, l2)" for the labels naming REV, or nothing. */
-static void mvfs_print_labels(const struct mvfs_store *s, __u64 rev)
-{
-	struct mvfs_label_info li;
-	unsigned int i, n = 0;
-
-	for (i = 0; i < mvfs_store_nlabels(s); i++) {
-		mvfs_store_label(s, i, &li);
-		if (li.rev != rev)
-			continue;
-		printf("%s%s", n++ ? ", " : " (", li.name);
-	}
-	if (n)
-		printf(")");
-}
-
-static int mvfs_print_rev(struct mvfs_store *s, __u64 rev)
-{
-	struct mvfs_rev_info ri;
-	char when[32], *msg, *p;
-	time_t t;
-	struct tm tm;
-	int err;
-
-	mvfs_store_rev(s, rev, &ri);
-	err = mvfs_store_rev_msg(s, rev, &msg);
-	if (err)
-		return err;
-	for (p = msg; *p; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
-	t = ri.time;
-	if (!gmtime_r(&t, &tm) ||
-	    !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
-		snprintf(when, sizeof(when), "@%lld", (long long)ri.time);
-	printf("%llu\t%s\t%s", rev, when, msg);
-	mvfs_print_labels(s, rev);
-	printf("\n");
-	free(msg);
-	return 0;
-}
-
-static bool mvfs_entry_same(const struct mvfs_entry_info *a,
-			    const struct mvfs_entry_info *b)
-{
-	return a->mode == b->mode && a->uid == b->uid && a->gid == b->gid &&
-	       a->size == b->size && a->mtime == b->mtime &&
-	       a->mtime_nsec == b->mtime_nsec && a->ref == b->ref;
-}
-
-/* Mark in CHANGED[rev - 1] the revisions in which PATH changed. */
-static int mvfs_path_changes(struct mvfs_store *s, const char *path,
-			     bool *changed, bool *ever)
-{
-	struct mvfs_entry_info prev = { 0 }, cur = { 0 };
-	bool had = false, has;
-	__u64 rev;
-	int err;
-
-	for (rev = 1; rev <= mvfs_store_nrevs(s); rev++) {
-		err = mvfs_store_lookup(s, rev, path, &cur);
-		if (err && err != -ENOENT)
-			return err;
-		has = !err;
-		changed[rev - 1] = has != had ||
-				   (has && !mvfs_entry_same(&prev, &cur));
-		*ever |= has;
-		had = has;
-		prev = cur;
-	}
-	return 0;
-}
-
-static int mvfs_log(struct mvfs_ctx *c, struct mvfs_store *s,
-		    const char *path)
-{
-	__u64 n = mvfs_store_nrevs(s), rev;
-	bool *changed, ever = !path;
-	int err = 0;
-
-	changed = calloc(n ? n : 1, sizeof(*changed));
-	if (!changed)
-		return mvfs_fail(c, mvfs_err(-ENOMEM, "out of memory"));
-	if (path)
-		err = mvfs_path_changes(s, path, changed, &ever);
-	if (!err && !ever)
-		err = mvfs_err(-ENOENT, "%s: in no revision", path);
-	for (rev = n; !err && rev >= 1; rev--)
-		if (!path || changed[rev - 1])
-			err = mvfs_print_rev(s, rev);
-	free(changed);
-	return err ? mvfs_fail(c, err) : 0;
-}
-
-static int mvfs_cmd_log(struct mvfs_ctx *c, int argc, char **argv)
-{
-	struct mvfs_store *s;
-	int err;
-
-	err = mvfs_opts_none(c, argc, argv, 0, 1);
-	if (err >= 0)
-		return err;
-	err = mvfs_store_open(c->store, false, &s);
-	if (err)
-		return mvfs_fail(c, err);
-	err = mvfs_log(c, s, argv[optind]);
-	mvfs_store_close(s);
-	return err;
-}
-
 static int mvfs_cmd_upgrade(struct mvfs_ctx *c, int argc, char **argv)
 {
 	struct mvfs_store *s;
-	unsigned int was;
+	unsigned int was, now;
 	int err;
 
 	err = mvfs_opts_none(c, argc, argv, 0, 0);
@@ -278,14 +151,14 @@ static int mvfs_cmd_upgrade(struct mvfs_ctx *c, int argc, char **argv)
 	if (err)
 		return err;
 	err = mvfs_store_upgrade(s, &was);
+	now = mvfs_store_format(s);
 	mvfs_store_close(s);
 	if (err)
 		return mvfs_fail(c, err);
-	if (was == MVFS_FORMAT)
+	if (was == now)
 		printf("store %s: format %u already\n", c->store, was);
 	else
-		printf("store %s: format %u, was %u\n", c->store, MVFS_FORMAT,
-		       was);
+		printf("store %s: format %u, was %u\n", c->store, now, was);
 	return mvfs_changed(c);
 }
 
@@ -337,9 +210,10 @@ static const struct mvfs_cmd mvfs_cmds[] = {
 	{ "init", mvfs_cmd_init, "",
 	  "Make an empty store in the store directory", "" },
 	{ "upgrade", mvfs_cmd_upgrade, "",
-	  "Make a format 1 store format 2 (private areas of views)",
-	  "  Makes views/ and each view's area, then commits the new format;\n"
-	  "  until then the store stays format 1.  Safe to run again.\n" },
+	  "Make a store of format 1 or 2 format 3 (branches, config specs)",
+	  "  Makes views/ and each view's area, stores each view's selection\n"
+	  "  as its one-rule spec, then commits the new format; until then\n"
+	  "  the store keeps its format.  Safe to run again.\n" },
 	{ "fsck", mvfs_cmd_fsck, "[--repair] [--full]",
 	  "Check the store against every rule of its format",
 	  "  Prints each problem on a line; exit status 1 if any is left.\n"
@@ -357,11 +231,14 @@ static const struct mvfs_cmd mvfs_cmds[] = {
 	  "  (ACLs, file capabilities) and holes; a warning says when the\n"
 	  "  last two were present.\n" },
 	{ "mkview", mvfs_cmd_mkview,
-	  "TAG [--rev N | --label L | --latest] [--mode OCTAL] [--owner U:G]",
+	  "TAG [--rev N | --label L | --latest | --cs FILE] [--mode OCTAL]\n"
+	  "      [--owner U:G]",
 	  "Make view TAG, shown at /view/TAG",
-	  "  --rev N       the view shows revision N\n"
-	  "  --label L     the revision label L names (following L)\n"
-	  "  --latest      the newest revision, following imports (default)\n"
+	  "  --rev N       the view shows revision N (element * N)\n"
+	  "  --label L     the revision label L names, following L\n"
+	  "  --latest      the newest revision on main, following check-ins\n"
+	  "                (element * LATEST; the default)\n"
+	  "  --cs FILE     select by the config spec in FILE (- stdin)\n"
 	  "  --mode OCTAL  who may enter it with view-set, as the x bits of\n"
 	  "                a directory (default 755: everyone)\n"
 	  "  --owner UID[:GID]  its owner (default: the caller)\n" },
@@ -379,14 +256,34 @@ static const struct mvfs_cmd mvfs_cmds[] = {
 	{ "lsview", mvfs_cmd_lsview, "",
 	  "List the views: TAG, what it selects, the revision it shows now",
 	  "" },
+	{ "setcs", mvfs_cmd_setcs, "TAG FILE|-",
+	  "Give view TAG the config spec in FILE (- stdin), atomically",
+	  "  A spec with an error is refused whole, with its line number;\n"
+	  "  the view keeps its old spec.  Rules, one a line:\n"
+	  "    element PATTERN LATEST|BRANCH/LATEST|REV|LABEL [-mkbranch B]\n" },
+	{ "catcs", mvfs_cmd_catcs, "TAG", "Print view TAG's config spec", "" },
+	{ "edcs", mvfs_cmd_edcs, "TAG",
+	  "Edit view TAG's config spec with $EDITOR (default vi), then\n"
+	  "install it as setcs does", "" },
+	{ "mkbranch", mvfs_cmd_mkbranch, "NAME [--from REV|LABEL]",
+	  "Make branch NAME from a revision (default: the newest on main)",
+	  "" },
+	{ "lsbranch", mvfs_cmd_lsbranch, "",
+	  "List the branches: NAME, FROM, NEWEST, revisions on it", "" },
+	{ "rmbranch", mvfs_cmd_rmbranch, "NAME",
+	  "Remove branch NAME; refused while it holds revisions or a view's\n"
+	  "spec names it", "" },
 	{ "label", mvfs_cmd_label, "NAME [REV] [--replace]",
-	  "Make label NAME name revision REV (default: the newest)",
+	  "Make label NAME name revision REV (default: the newest on main)",
 	  "  REV        a revision number, or a label\n"
 	  "  --replace  move the label if it exists\n" },
-	{ "log", mvfs_cmd_log, "[PATH]",
-	  "List the revisions, newest first, or those that changed PATH",
+	{ "log", mvfs_cmd_log, "[--branch B] [PATH]",
+	  "List the revisions, newest first, or those that changed PATH;\n"
+	  "[B] after a revision of branch B, (merged from N) after a merge",
+	  "  --branch B  only the revisions on branch B\n"
 	  "  PATH  an element, from the top of the tree (\"src/a.c\"): list\n"
-	  "        the revisions in which it came, changed or went away\n" },
+	  "        the revisions in which it came, changed or went away\n"
+	  "        (compared with each revision's parent)\n" },
 	{ "lsco", mvfs_cmd_work, "[-v TAG] [PATH...]",
 	  "List the elements the view changed: M path, D path (removed),\n"
 	  "R old -> new (moved), with the revision each was copied from;\n"
@@ -417,6 +314,15 @@ static const struct mvfs_cmd mvfs_cmds[] = {
 	  "does or unreserves it",
 	  "  --reserved  (required)\n" MVFS_WORK_VIEW_HELP
 	  MVFS_WORK_PATH_HELP },
+	{ "merge", mvfs_cmd_work, "[-v TAG] --from BRANCH|REV [PATH...]",
+	  "Merge into the view what BRANCH (its newest revision) or REV\n"
+	  "changed since the common ancestor; exit 1 if conflicts are left",
+	  "  An element changed on one side takes that side; a text file\n"
+	  "  changed on both gets diff3 -m's line merge, conflicts marked\n"
+	  "  <<<<<<< ======= >>>>>>>; binary files, type changes and removals\n"
+	  "  against changes are listed and left.  The next checkin records\n"
+	  "  the merge.\n"
+	  MVFS_WORK_VIEW_HELP MVFS_WORK_PATH_HELP },
 	{ "unreserve", mvfs_cmd_work, "[-v TAG] PATH",
 	  "Give up the view's reservation of element PATH",
 	  MVFS_WORK_VIEW_HELP MVFS_WORK_PATH_HELP },

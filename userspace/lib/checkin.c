@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * checkin.c: the next revision from the revision a view selects plus the
- * view's element changes.
+ * checkin.c: the next revision of a branch from its newest revision plus
+ * the view's element changes.
  *
  * Under the store's lock (the store open for writing): choose the changes
- * (mvfs_checkin_select), refuse what is out of date or reserved by
- * another view (mvfs_checkin_check), ask the module for the generation of
+ * (mvfs_checkin_select), the branch the view's rules send them to
+ * (ci_check.c: mvfs_checkin_target), refuse what is out of date or
+ * reserved by another view (mvfs_checkin_check), ask the module for the generation of
  * each entry, then read them and write only the trees on their paths
  * (mvfs_checkin_commit): every other subtree keeps its reference in the
  * new revision.  The state commit makes the revision, atomically.  Only
@@ -35,7 +36,14 @@ struct mvfs_ents {
 	size_t			cap;
 };
 
-static bool mvfs_is_change(const struct mvfs_change *ch)
+/**
+ * mvfs_is_change - is @ch a change to check in (not a copied directory
+ *	or a view-private file)
+ * @ch: an entry of the private area
+ *
+ * Return: true if so.
+ */
+bool mvfs_is_change(const struct mvfs_change *ch)
 {
 	return ch->kind != MVFS_CH_DIR && ch->kind != MVFS_CH_PRIV;
 }
@@ -109,188 +117,7 @@ int mvfs_checkin_select(struct mvfs_checkin *ci, char **paths, int npaths)
 	return 0;
 }
 
-/* Do A (if HA) and B (if HB) differ, whole or (META) owner and mode? */
-static bool mvfs_entry_differ(const struct mvfs_entry_info *a, bool ha,
-			      const struct mvfs_entry_info *b, bool hb,
-			      bool meta)
-{
-	if (ha != hb)
-		return true;
-	if (!ha)
-		return false;
-	if (a->mode != b->mode || a->uid != b->uid || a->gid != b->gid)
-		return true;
-	return !meta && (a->size != b->size || a->ref != b->ref ||
-			 a->mtime != b->mtime ||
-			 a->mtime_nsec != b->mtime_nsec);
-}
-
-/* Look PATH up in REV: 1 found, 0 not, or -errno. */
-static int mvfs_ci_lookup(struct mvfs_store *s, __u64 rev, const char *path,
-			  struct mvfs_entry_info *e)
-{
-	int err;
-
-	if (!rev)
-		return 0;
-	err = mvfs_store_lookup(s, rev, path, e);
-	if (err == -ENOENT || err == -ENOTDIR)
-		return 0;
-	return err ? err : 1;
-}
-
-/*
- * The first revision after REV in which PATH changed, in *WHEN; 0 when
- * it is the same in the newest revision as in REV.
- */
-static int mvfs_changed_since(struct mvfs_store *s, const char *path,
-			      __u64 rev, bool meta, __u64 *when)
-{
-	struct mvfs_entry_info prev, cur;
-	__u64 last = mvfs_store_nrevs(s), r;
-	int had, has;
-
-	*when = 0;
-	had = mvfs_ci_lookup(s, rev, path, &prev);
-	has = mvfs_ci_lookup(s, last, path, &cur);
-	if (had < 0 || has < 0)
-		return had < 0 ? had : has;
-	if (!mvfs_entry_differ(&prev, had, &cur, has, meta))
-		return 0;
-	for (r = rev + 1; r <= last && !*when; r++) {
-		has = mvfs_ci_lookup(s, r, path, &cur);
-		if (has < 0)
-			return has;
-		if (mvfs_entry_differ(&prev, had, &cur, has, meta))
-			*when = r;
-		had = has;
-		prev = cur;
-	}
-	return 0;
-}
-
-/* The revision that made PATH, new in this view, exist; 0 if none. */
-static int mvfs_added_in(struct mvfs_store *s, const char *path,
-			 __u64 *when)
-{
-	struct mvfs_entry_info e;
-	__u64 r = mvfs_store_nrevs(s);
-	int has;
-
-	*when = 0;
-	while (r > 0) {
-		has = mvfs_ci_lookup(s, r, path, &e);
-		if (has <= 0)
-			return has;
-		*when = r--;
-	}
-	return 0;
-}
-
-/* Do files A and B hold the same SIZE bytes? */
-static bool mvfs_same_bytes(const char *a, const char *b, __u64 size)
-{
-	char x[16384], y[16384];
-	int fa, fb;
-	ssize_t n = 1, m;
-	bool same = false;
-
-	fa = open(a, O_RDONLY | O_CLOEXEC);
-	fb = open(b, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	while (fa >= 0 && fb >= 0 && size && n > 0) {
-		n = read(fa, x, sizeof(x));
-		m = n > 0 ? read(fb, y, n) : -1;
-		if (m != n || memcmp(x, y, n))
-			break;
-		size -= n;
-	}
-	same = fa >= 0 && fb >= 0 && !size;
-	if (fa >= 0)
-		close(fa);
-	if (fb >= 0)
-		close(fb);
-	return same;
-}
-
-/*
- * Does the newest revision hold at CH's path what its private file
- * holds?  Then it is no conflict: what a check-in interrupted between
- * its commit and its retiring leaves.
- */
-static bool mvfs_in_newest(struct mvfs_checkin *ci,
-			   const struct mvfs_change *ch)
-{
-	char obj[MVFS_OBJ_PATH_LEN], *path;
-	struct mvfs_entry_info e;
-	struct stat st;
-	bool same;
-
-	if (!S_ISREG(ch->mode) || lstat(ch->upath, &st) ||
-	    mvfs_ci_lookup(ci->s, mvfs_store_nrevs(ci->s), ch->path, &e) != 1 ||
-	    e.mode != st.st_mode || e.size != (__u64)st.st_size)
-		return false;
-	if (!e.ref)
-		return true;
-	mvfs_object_path(obj, e.ref);
-	if (asprintf(&path, "%s/%s", ci->store_dir, obj) < 0)
-		return false;
-	same = mvfs_same_bytes(path, ch->upath, e.size);
-	free(path);
-	return same;
-}
-
-static int mvfs_check_one(struct mvfs_checkin *ci,
-			  const struct mvfs_change *ch)
-{
-	const char *holder;
-	__u64 when;
-	int err;
-
-	holder = mvfs_resv_holder(ci->s, &ci->resv, ch->path);
-	if (!holder && ch->from)
-		holder = mvfs_resv_holder(ci->s, &ci->resv, ch->from);
-	if (holder && strcmp(holder, ci->tag))
-		return mvfs_err(-EBUSY, "%s: reserved by view %s", ch->path,
-				holder);
-	if (mvfs_in_newest(ci, ch))
-		return 0;
-	if (ch->kind == MVFS_CH_ADD)
-		err = mvfs_added_in(ci->s, ch->path, &when);
-	else
-		err = mvfs_changed_since(ci->s, ch->from, ch->rev,
-					 S_ISDIR(ch->mode) &&
-					 ch->kind != MVFS_CH_DEL, &when);
-	if (!err && when)
-		err = mvfs_err(-EAGAIN, "out of date: %s changed in revision %llu",
-			       ch->kind == MVFS_CH_ADD ? ch->path : ch->from,
-			       when);
-	return err;
-}
-
-/**
- * mvfs_checkin_check - refuse what is out of date or reserved
- * @ci: the check-in, its changes selected
- *
- * An element is out of date when its entry at the path it was copied
- * from differs between the revision it was copied from and the newest
- * (a directory: its owner and mode); a new element, when the newest
- * revision has something at its path.
- *
- * Return: 0; -EAGAIN out of date; -EBUSY reserved by another view.
- */
-int mvfs_checkin_check(struct mvfs_checkin *ci)
-{
-	size_t i;
-	int err;
-
-	err = mvfs_resv_read(ci->store_dir, &ci->resv);
-	for (i = 0; !err && i < ci->p.n; i++)
-		if (ci->p.v[i].selected && mvfs_is_change(&ci->p.v[i]))
-			err = mvfs_check_one(ci, &ci->p.v[i]);
-	return err;
-}
-
-/* The entries of SRC in the newest revision, into ES (none if NULL). */
+/* The entries of SRC in the target's newest revision, into ES. */
 static int mvfs_ents_base(struct mvfs_checkin *ci, const char *src,
 			  struct mvfs_ents *es)
 {
@@ -298,8 +125,7 @@ static int mvfs_ents_base(struct mvfs_checkin *ci, const char *src,
 	int err;
 
 	memset(es, 0, sizeof(*es));
-	err = src ? mvfs_ci_lookup(ci->s, mvfs_store_nrevs(ci->s), src, &d) :
-		    0;
+	err = src ? mvfs_store_find(ci->s, ci->head, src, &d) : 0;
 	if (err <= 0 || !S_ISDIR(d.mode))
 		return err < 0 ? err : 0;
 	err = mvfs_store_list(ci->s, &d, &es->v);
@@ -452,7 +278,7 @@ static int mvfs_ci_apply(struct mvfs_checkin *ci, size_t first, size_t end,
 
 /*
  * Store the directory whose private entries are FIRST..END, over the
- * entries of SRC in the newest revision; E holds its metadata.
+ * entries of SRC in the target's newest revision; E holds its metadata.
  */
 static int mvfs_ci_dir(struct mvfs_checkin *ci, size_t first, size_t end,
 		       const char *src, struct mvfs_entry_info *e)
@@ -495,7 +321,7 @@ static int mvfs_ci_gens(struct mvfs_checkin *ci)
  */
 int mvfs_checkin_commit(struct mvfs_checkin *ci, const char *msg)
 {
-	__u64 last = mvfs_store_nrevs(ci->s);
+	__u64 last = ci->head;
 	struct mvfs_rev_info ri;
 	struct mvfs_entry_info root;
 	struct stat st;
@@ -522,7 +348,7 @@ int mvfs_checkin_commit(struct mvfs_checkin *ci, const char *msg)
 		return err;
 	}
 	root.name = NULL;
-	return mvfs_store_commit_rev(ci->s, &root, msg, &ci->rev);
+	return mvfs_store_commit_rev(ci->s, &root, msg, &ci->place, &ci->rev);
 }
 
 /* This view's reservations of what it checked in end with it. */

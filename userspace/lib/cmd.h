@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * cmd.h: what the mvfs command's files share: its context, the helpers
- * every subcommand uses (mvfs.c), and the view subcommands (cmd_view.c).
+ * every subcommand uses (cmd_view.c), and the subcommands of views
+ * (cmd_view.c), config specs (cmd_spec.c), branches (cmd_branch.c) and
+ * history (cmd_log.c).
  */
 #ifndef MVFS_CMD_H
 #define MVFS_CMD_H
@@ -40,6 +42,10 @@ int mvfs_opts_none(const struct mvfs_ctx *c, int argc, char **argv,
 int mvfs_changed(const struct mvfs_ctx *c);
 bool mvfs_parse_rev(const char *s, __u64 *rev);
 int mvfs_open_rw(struct mvfs_ctx *c, struct mvfs_store **s);
+int mvfs_rev_arg(struct mvfs_store *s, const char *arg, __u64 *rev);
+int mvfs_list_cmd(struct mvfs_ctx *c, int argc, char **argv,
+		  unsigned int (*count)(const struct mvfs_store *s),
+		  void (*print)(const struct mvfs_store *s, unsigned int i));
 
 int mvfs_cmd_mkview(struct mvfs_ctx *c, int argc, char **argv);
 int mvfs_cmd_rmview(struct mvfs_ctx *c, int argc, char **argv);
@@ -47,5 +53,19 @@ int mvfs_cmd_lsview(struct mvfs_ctx *c, int argc, char **argv);
 int mvfs_cmd_startview(struct mvfs_ctx *c, int argc, char **argv);
 int mvfs_cmd_endview(struct mvfs_ctx *c, int argc, char **argv);
 int mvfs_cmd_pwv(struct mvfs_ctx *c, int argc, char **argv);
+
+/* cmd_spec.c */
+int mvfs_spec_read_file(const char *path, char **cs);
+int mvfs_cmd_setcs(struct mvfs_ctx *c, int argc, char **argv);
+int mvfs_cmd_catcs(struct mvfs_ctx *c, int argc, char **argv);
+int mvfs_cmd_edcs(struct mvfs_ctx *c, int argc, char **argv);
+
+/* cmd_branch.c */
+int mvfs_cmd_mkbranch(struct mvfs_ctx *c, int argc, char **argv);
+int mvfs_cmd_lsbranch(struct mvfs_ctx *c, int argc, char **argv);
+int mvfs_cmd_rmbranch(struct mvfs_ctx *c, int argc, char **argv);
+
+/* cmd_log.c */
+int mvfs_cmd_log(struct mvfs_ctx *c, int argc, char **argv);
 
 #endif /* MVFS_CMD_H */

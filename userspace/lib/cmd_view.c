@@ -13,6 +13,7 @@
 #include "reload.h"
 #include "store.h"
 #include "viewroot.h"
+#include "mvfs_spec.h"
 #include <unistd.h>
 
 /* Helpers every subcommand uses. */
@@ -115,6 +116,30 @@ int mvfs_open_rw(struct mvfs_ctx *c, struct mvfs_store **s)
 	return err ? mvfs_fail(c, err) : 0;
 }
 
+/**
+ * mvfs_rev_arg - the revision an operand names
+ * @s: the store
+ * @arg: a revision number or a label; NULL for the newest on main
+ * @rev: set to the revision
+ *
+ * Return: 0, or -ENOENT with a message.
+ */
+int mvfs_rev_arg(struct mvfs_store *s, const char *arg, __u64 *rev)
+{
+	if (!arg) {
+		*rev = mvfs_store_branch_head(s, 0);
+		if (!*rev)
+			return mvfs_err(-ENOENT, "no revisions yet");
+		return 0;
+	}
+	if (mvfs_parse_rev(arg, rev))
+		return 0;
+	*rev = mvfs_store_label_rev(s, arg);
+	if (!*rev)
+		return mvfs_err(-ENOENT, "no revision or label \"%s\"", arg);
+	return 0;
+}
+
 static int mvfs_add_view(struct mvfs_ctx *c, struct mvfs_view_info *vi)
 {
 	struct mvfs_store *s;
@@ -153,77 +178,118 @@ static int mvfs_parse_owner(const struct mvfs_ctx *c, const char *arg,
 	return 0;
 }
 
+/* mkview's selection, until it becomes the view's spec. */
+struct mvfs_mkview {
+	struct mvfs_view_info	vi;
+	int			nsel;
+	char			*cs;	/* the spec to install */
+};
+
+/* The one-rule spec "element * WORD"; 0 or an exit status. */
+static int mvfs_mkview_rule(struct mvfs_ctx *c, struct mvfs_mkview *m,
+			    const char *word)
+{
+	free(m->cs);
+	if (asprintf(&m->cs, "element * %s\n", word) < 0) {
+		m->cs = NULL;
+		return mvfs_fail(c, mvfs_err(-ENOMEM, "out of memory"));
+	}
+	return 0;
+}
+
 /* One of mkview's options; 0 to go on, or an exit status. */
 static int mvfs_mkview_opt(struct mvfs_ctx *c, int opt, char **argv,
-			   struct mvfs_view_info *vi, int *nsel)
+			   struct mvfs_mkview *m)
 {
 	unsigned long mode;
+	__u64 rev;
 	char *end;
+	int err;
 
 	switch (opt) {
 	case 'r':
-		vi->select = MVFS_SEL_REV;
-		if (!mvfs_parse_rev(optarg, &vi->rev))
+		if (!mvfs_parse_rev(optarg, &rev))
 			return mvfs_bad_usage(c, "bad revision", optarg);
+		err = mvfs_mkview_rule(c, m, optarg);
 		break;
 	case 'l':
-		vi->select = MVFS_SEL_LABEL;
-		if (strlen(optarg) >= sizeof(vi->label))
-			return mvfs_fail(c, mvfs_err(-ENOENT, "no label \"%s\"",
-						     optarg));
-		snprintf(vi->label, sizeof(vi->label), "%s", optarg);
+		err = mvfs_mkview_rule(c, m, optarg);
 		break;
 	case 'L':
-		vi->select = MVFS_SEL_LATEST;
+		err = mvfs_mkview_rule(c, m, MVFS_SPEC_LATEST);
+		break;
+	case 'C':
+		free(m->cs);
+		m->cs = NULL;
+		err = mvfs_spec_read_file(optarg, &m->cs);
+		if (err)
+			return mvfs_fail(c, err);
 		break;
 	case 'O':
-		return mvfs_parse_owner(c, optarg, vi);
+		return mvfs_parse_owner(c, optarg, &m->vi);
 	case 'M':
 		mode = strtoul(optarg, &end, 8);
 		if (!*optarg || *end || mode > 0777)
 			return mvfs_bad_usage(c, "bad mode (octal, 0 to 0777)",
 					      optarg);
-		vi->mode = mode;
+		m->vi.mode = mode;
 		return 0;
 	default:
 		return mvfs_opt_common(c, opt, argv);
 	}
-	if (++*nsel > 1)
-		return mvfs_bad_usage(c, "give one of --rev, --label, --latest",
+	if (err)
+		return err;
+	if (++m->nsel > 1)
+		return mvfs_bad_usage(c, "give one of --rev, --label, --latest, --cs",
 				      NULL);
 	return 0;
 }
 
-int mvfs_cmd_mkview(struct mvfs_ctx *c, int argc, char **argv)
+static int mvfs_mkview_args(struct mvfs_ctx *c, int argc, char **argv,
+			    struct mvfs_mkview *m)
 {
 	static const struct option opts[] = {
 		{ "rev", required_argument, NULL, 'r' },
 		{ "label", required_argument, NULL, 'l' },
 		{ "latest", no_argument, NULL, 'L' },
+		{ "cs", required_argument, NULL, 'C' },
 		{ "mode", required_argument, NULL, 'M' },
 		{ "owner", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	struct mvfs_view_info vi = {
-		.select = MVFS_SEL_LATEST,
-		.mode = 0755,
-		.uid = (__u32)-1,
-	};
-	int opt, nsel = 0, ret;
+	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		ret = mvfs_mkview_opt(c, opt, argv, &vi, &nsel);
+		ret = mvfs_mkview_opt(c, opt, argv, m);
 		if (opt == 'h' || ret)
 			return ret;
 	}
 	ret = mvfs_operands(c, argc, 1, 1);
 	if (ret >= 0)
 		return ret;
-	if (strlen(argv[optind]) >= sizeof(vi.tag))
+	if (strlen(argv[optind]) >= sizeof(m->vi.tag))
 		return mvfs_fail(c, mvfs_name_check("view tag", argv[optind]));
-	snprintf(vi.tag, sizeof(vi.tag), "%s", argv[optind]);
-	return mvfs_add_view(c, &vi);
+	snprintf(m->vi.tag, sizeof(m->vi.tag), "%s", argv[optind]);
+	if (!m->cs)
+		return mvfs_mkview_rule(c, m, MVFS_SPEC_LATEST);
+	return 0;
+}
+
+int mvfs_cmd_mkview(struct mvfs_ctx *c, int argc, char **argv)
+{
+	struct mvfs_mkview m = {
+		.vi = { .mode = 0755, .uid = (__u32)-1 },
+	};
+	int ret;
+
+	ret = mvfs_mkview_args(c, argc, argv, &m);
+	if (ret < 0 || (!ret && m.cs)) {
+		m.vi.cs = m.cs;
+		ret = mvfs_add_view(c, &m.vi);
+	}
+	free(m.cs);
+	return ret;
 }
 
 int mvfs_cmd_rmview(struct mvfs_ctx *c, int argc, char **argv)
@@ -247,22 +313,41 @@ int mvfs_cmd_rmview(struct mvfs_ctx *c, int argc, char **argv)
 	return mvfs_changed(c);
 }
 
+/* "TAG<TAB>what it selects<TAB>the revision it shows" */
 static void mvfs_print_view(const struct mvfs_store *s, unsigned int i)
 {
+	char label[MVFS_NAME_MAX + 1];
 	struct mvfs_view_info vi;
+	enum mvfs_select sel;
 	__u64 rev;
 
 	mvfs_store_view(s, i, &vi);
-	rev = mvfs_store_view_rev(s, &vi);
-	if (vi.select == MVFS_SEL_REV)
-		printf("%s\trev %llu\t%llu\n", vi.tag, vi.rev, rev);
-	else if (vi.select == MVFS_SEL_LABEL)
-		printf("%s\tlabel %s\t%llu\n", vi.tag, vi.label, rev);
-	else
-		printf("%s\tlatest\t%llu\n", vi.tag, rev);
+	if (!mvfs_spec_one(vi.cs, &sel, label, &rev)) {
+		printf("%s\tspec\t-\n", vi.tag);
+	} else if (sel == MVFS_SEL_REV) {
+		printf("%s\trev %llu\t%llu\n", vi.tag, rev, rev);
+	} else if (sel == MVFS_SEL_LABEL) {
+		printf("%s\tlabel %s\t%llu\n", vi.tag, label,
+		       mvfs_store_label_rev(s, label));
+	} else {
+		printf("%s\tlatest\t%llu\n", vi.tag,
+		       mvfs_store_branch_head(s, 0));
+	}
 }
 
-int mvfs_cmd_lsview(struct mvfs_ctx *c, int argc, char **argv)
+/**
+ * mvfs_list_cmd - a command that lists records, one a line
+ * @c: the command
+ * @argc: its arguments (only --help)
+ * @argv: ...
+ * @count: how many records the store has
+ * @print: print record i
+ *
+ * Return: the exit status.
+ */
+int mvfs_list_cmd(struct mvfs_ctx *c, int argc, char **argv,
+		  unsigned int (*count)(const struct mvfs_store *s),
+		  void (*print)(const struct mvfs_store *s, unsigned int i))
 {
 	struct mvfs_store *s;
 	unsigned int i;
@@ -274,10 +359,16 @@ int mvfs_cmd_lsview(struct mvfs_ctx *c, int argc, char **argv)
 	err = mvfs_store_open(c->store, false, &s);
 	if (err)
 		return mvfs_fail(c, err);
-	for (i = 0; i < mvfs_store_nviews(s); i++)
-		mvfs_print_view(s, i);
+	for (i = 0; i < count(s); i++)
+		print(s, i);
 	mvfs_store_close(s);
 	return 0;
+}
+
+int mvfs_cmd_lsview(struct mvfs_ctx *c, int argc, char **argv)
+{
+	return mvfs_list_cmd(c, argc, argv, mvfs_store_nviews,
+			     mvfs_print_view);
 }
 
 /* REV of "label NAME REV": a number, or a label naming one. */

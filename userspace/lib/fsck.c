@@ -160,7 +160,7 @@ static void mvfs_fsck_revs(struct mvfs_fsck *f)
 	__u32 i, len;
 
 	for (i = 0; i < s->nrevs; i++) {
-		r = &s->revs[i];
+		r = &s->revs[i].r;
 		if (!S_ISDIR(le32toh(r->root.mode)))
 			mvfs_fsck_problem(f, "revision %u: root is not a directory",
 					  i + 1);
@@ -172,6 +172,14 @@ static void mvfs_fsck_revs(struct mvfs_fsck *f)
 		if (off > s->pack_len || len > s->pack_len - off)
 			mvfs_fsck_problem(f, "revision %u: message at %llu+%u past pack_len %llu",
 					  i + 1, off, len, s->pack_len);
+		if (le64toh(s->revs[i].parent) > i ||
+		    le64toh(s->revs[i].merge) > i)
+			mvfs_fsck_problem(f, "revision %u: parent or merge not below it",
+					  i + 1);
+		if (le32toh(s->revs[i].branch) >= s->nbranches ||
+		    s->revs[i].reserved)
+			mvfs_fsck_problem(f, "revision %u: no branch %u, or reserved bits",
+					  i + 1, le32toh(s->revs[i].branch));
 	}
 }
 
@@ -197,28 +205,10 @@ static void mvfs_fsck_labels(struct mvfs_fsck *f)
 	}
 }
 
-/* One view record's selection: 0 if it follows the rules. */
-static bool mvfs_fsck_view_sel_ok(const struct mvfs_store *s,
-				  const struct mvfs_view_disk *v)
-{
-	static const char zero[MVFS_NAME_FIELD];
-	char name[MVFS_NAME_MAX + 1];
-	__u32 sel = le32toh(v->select);
-	__u64 rev = le64toh(v->rev);
-
-	if (sel == MVFS_SEL_REV)
-		return rev && rev <= s->nrevs &&
-		       !memcmp(v->label, zero, sizeof(zero));
-	if (sel == MVFS_SEL_LABEL)
-		return !rev && mvfs_name_field_get(name, v->label);
-	return sel == MVFS_SEL_LATEST && !rev &&
-	       !memcmp(v->label, zero, sizeof(zero));
-}
-
 static void mvfs_fsck_views(struct mvfs_fsck *f)
 {
 	const struct mvfs_store *s = f->s;
-	const struct mvfs_view_disk *v;
+	const struct mvfs_view3_disk *v;
 	char tag[MVFS_NAME_MAX + 1];
 	__u32 i, j;
 
@@ -229,13 +219,37 @@ static void mvfs_fsck_views(struct mvfs_fsck *f)
 		if (le32toh(v->mode) > 0777)
 			mvfs_fsck_problem(f, "view %.64s: mode %o", v->tag,
 					  le32toh(v->mode));
-		if (!mvfs_fsck_view_sel_ok(s, v))
-			mvfs_fsck_problem(f, "view %.64s: bad selection",
-					  v->tag);
+		if (s->specs[i] && mvfs_store_spec_check(s, s->specs[i]))
+			mvfs_fsck_problem(f, "view %.64s: spec: %s", v->tag,
+					  mvfs_errmsg(-EINVAL));
 		for (j = 0; j < i; j++)
 			if (!strncmp(v->tag, s->views[j].tag, MVFS_NAME_FIELD))
 				mvfs_fsck_problem(f, "view %.64s: twice",
 						  v->tag);
+	}
+}
+
+static void mvfs_fsck_branches(struct mvfs_fsck *f)
+{
+	const struct mvfs_store *s = f->s;
+	char name[MVFS_NAME_MAX + 1];
+	__u64 from;
+	__u32 i, j;
+
+	for (i = 0; i < s->nbranches; i++) {
+		from = le64toh(s->branches[i].from);
+		if (!mvfs_name_field_get(name, s->branches[i].name))
+			mvfs_fsck_problem(f, "branch record %u: bad name", i);
+		else if (!i && (strcmp(name, MVFS_MAIN_BRANCH) || from))
+			mvfs_fsck_problem(f, "branch record 0 is not main from 0");
+		else if (i && (!from || from > s->nrevs))
+			mvfs_fsck_problem(f, "branch %s: from no revision %llu",
+					  name, from);
+		for (j = 0; j < i; j++)
+			if (!strncmp(s->branches[i].name, s->branches[j].name,
+				     MVFS_NAME_FIELD))
+				mvfs_fsck_problem(f, "branch %.64s: twice",
+						  s->branches[i].name);
 	}
 }
 
@@ -259,6 +273,8 @@ static int mvfs_fsck_open(struct mvfs_fsck *f, const char *dir)
 		return err;
 	s->pack_fd = openat(s->dfd, MVFS_PACK_FILE, flags);
 	s->index_fd = openat(s->dfd, MVFS_INDEX_FILE, flags);
+	if (s->pack_fd >= 0 && mvfs_specs_load(s))
+		mvfs_fsck_problem(f, "%s", mvfs_errmsg(-EIO));
 	return 0;
 }
 
@@ -269,6 +285,7 @@ static int mvfs_fsck_passes(struct mvfs_fsck *f)
 	mvfs_fsck_revs(f);
 	mvfs_fsck_labels(f);
 	mvfs_fsck_views(f);
+	mvfs_fsck_branches(f);
 	err = mvfs_fsck_pack(f);
 	if (!err)
 		err = mvfs_fsck_trees(f);

@@ -397,7 +397,7 @@ static int mvfs_import_tree(struct mvfs_walk *w, int fd, const char *msg,
 	root.name = NULL;
 	err = mvfs_put_dir(w, fd, &root);
 	if (!err)
-		return mvfs_store_commit_rev(w->s, &root, msg, rev);
+		return mvfs_store_commit_rev(w->s, &root, msg, NULL, rev);
 	mvfs_store_abort(w->s);
 	return err;
 }

@@ -3,6 +3,12 @@
  * index.c: the index of content hashes, in memory and on disk.  Only
  * records below the committed ends count; new ones are appended to the
  * file just before a revision is committed.
+ *
+ * The hash table is built on the first lookups past MVFS_INDEX_SCAN:
+ * until then a lookup scans the records.  A check-in of a few files
+ * makes a few lookups, and scanning 100,000 records a few times costs
+ * less than hashing them all, so that its cost hardly grows with the
+ * store; an import makes many and gets the table.
  */
 #include <endian.h>
 #include <errno.h>
@@ -63,8 +69,13 @@ int mvfs_index_add(struct mvfs_index *ix, __u64 hash, __u64 ref)
 		ix->recs = recs;
 		ix->cap = ix->cap * 2 + 64;
 	}
+	if (!ix->nslots) {	/* no table yet: lookups scan */
+		ix->recs[ix->nrecs].hash = hash;
+		ix->recs[ix->nrecs++].ref = ref;
+		return 0;
+	}
 	if ((ix->nrecs + 1) * 2 > ix->nslots) {
-		err = mvfs_index_rehash(ix, ix->nslots ? ix->nslots * 2 : 256);
+		err = mvfs_index_rehash(ix, ix->nslots * 2);
 		if (err)
 			return err;
 	}
@@ -77,9 +88,31 @@ int mvfs_index_add(struct mvfs_index *ix, __u64 hash, __u64 ref)
 	return 0;
 }
 
+/**
+ * mvfs_index_start - where a lookup of @hash starts
+ * @ix: the index
+ * @hash: the content hash
+ *
+ * Builds the hash table on the lookup past MVFS_INDEX_SCAN (without
+ * memory for it, lookups go on scanning).
+ *
+ * Return: the position to give mvfs_index_next().
+ */
+size_t mvfs_index_start(struct mvfs_index *ix, __u64 hash)
+{
+	size_t nslots = 256;
+
+	if (!ix->nslots && ++ix->lookups > MVFS_INDEX_SCAN) {
+		while (nslots < ix->nrecs * 2)
+			nslots *= 2;
+		mvfs_index_rehash(ix, nslots);
+	}
+	return ix->nslots ? hash & (ix->nslots - 1) : 0;
+}
+
 /*
- * The next record after *POS with hash HASH, or NULL; start with *POS at
- * hash's slot.  Records of both kinds are returned.
+ * The next record after *POS with hash HASH, or NULL; start with *POS
+ * from mvfs_index_start().  Records of both kinds are returned.
  */
 const struct mvfs_index_ent *mvfs_index_next(const struct mvfs_index *ix,
 					     __u64 hash, size_t *pos)
@@ -87,6 +120,11 @@ const struct mvfs_index_ent *mvfs_index_next(const struct mvfs_index *ix,
 	const struct mvfs_index_ent *r;
 	size_t mask = ix->nslots - 1;
 
+	while (!ix->nslots && *pos < ix->nrecs) {
+		r = &ix->recs[(*pos)++];
+		if (r->hash == hash)
+			return r;
+	}
 	while (ix->nslots && ix->slots[*pos]) {
 		r = &ix->recs[ix->slots[*pos] - 1];
 		*pos = (*pos + 1) & mask;
@@ -116,9 +154,15 @@ int mvfs_index_load(struct mvfs_store *s)
 {
 	const struct mvfs_index_rec *r = (const void *)s->buf;
 	size_t per = MVFS_IO_BUF / sizeof(*r), n, i;
+	struct mvfs_index *ix = &s->index;
 	__u64 off, ref;
 	int err;
 
+	/* One allocation for the committed records, and some new ones. */
+	ix->cap = s->index_len / sizeof(*r) + 64;
+	ix->recs = malloc(ix->cap * sizeof(*ix->recs));
+	if (!ix->recs)
+		return mvfs_err(-ENOMEM, "out of memory");
 	for (off = 0; off < s->index_len; off += n * sizeof(*r)) {
 		n = (s->index_len - off) / sizeof(*r);
 		if (n > per)

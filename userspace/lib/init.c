@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * init.c: making a store (mvfs init) and converting a format 1 store to
- * format 2 (mvfs upgrade).
+ * init.c: making a store (mvfs init) and converting a store of format 1
+ * or 2 to format 3 (mvfs upgrade).
  *
  * init must never wipe history: /init runs it whenever state is missing,
  * and a store whose state was lost (a mistaken rm, a bad restore) still
@@ -17,6 +17,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -101,6 +102,10 @@ static int mvfs_init_files(struct mvfs_store *s)
 	err = mvfs_views_dir_make(s);
 	if (err)
 		return err;
+	s->branches = calloc(1, sizeof(*s->branches));
+	if (!s->branches)
+		return mvfs_err(-ENOMEM, "out of memory");
+	mvfs_branch_main(s);
 	s->format = MVFS_FORMAT;
 	s->pack_len = sizeof(hdr);
 	s->next_object = 1;
@@ -153,12 +158,31 @@ static int mvfs_upgrade_areas(struct mvfs_store *s)
 	return err;
 }
 
+/* Format 3: put every view's spec in the pack; the store is building. */
+static int mvfs_upgrade_specs(struct mvfs_store *s)
+{
+	__u64 off;
+	__u32 i;
+	int err;
+
+	err = mvfs_store_begin(s);
+	for (i = 0; !err && i < s->nviews; i++) {
+		err = mvfs_pack_put(s, s->specs[i], strlen(s->specs[i]), &off);
+		s->views[i].cs_off = htole64(off);
+		s->views[i].cs_len = htole32(strlen(s->specs[i]));
+	}
+	if (err)
+		mvfs_store_abort(s);
+	return err;
+}
+
 /**
- * mvfs_store_upgrade - make a format 1 store format 2
+ * mvfs_store_upgrade - make a store of format 1 or 2 format 3
  * @s: a store open for writing
  * @was: set to the format it had
  *
- * Idempotent: a format 2 store gets whatever view area it lacks.
+ * Idempotent: a store of the newest format gets whatever view area it
+ * lacks.  Format 3 stores each view's selection as its one-rule spec.
  *
  * Return: 0 or -errno; on failure the store keeps its format.
  */
@@ -168,11 +192,25 @@ int mvfs_store_upgrade(struct mvfs_store *s, unsigned int *was)
 
 	*was = s->format;
 	err = mvfs_upgrade_areas(s);
-	if (err || s->format == MVFS_FORMAT)
+	if (err || s->format == MVFS_FORMAT_TOOLS)
 		return err;
-	s->format = MVFS_FORMAT;
-	err = mvfs_state_write(s);
+	err = mvfs_upgrade_specs(s);
+	if (err)
+		return err;
+	s->format = MVFS_FORMAT_TOOLS;
+	err = mvfs_commit_built(s, false);
 	if (err)
 		s->format = *was;
 	return err;
+}
+
+/**
+ * mvfs_store_format - the store's format
+ * @s: the store
+ *
+ * Return: 1, 2 or 3.
+ */
+unsigned int mvfs_store_format(const struct mvfs_store *s)
+{
+	return s->format;
 }

@@ -118,7 +118,7 @@ static int mvfs_object_find(struct mvfs_store *s, int fd, __u64 size,
 			    __u64 hash, __u64 *ref)
 {
 	const struct mvfs_index_ent *r;
-	size_t pos = hash & (s->index.nslots - 1);
+	size_t pos = mvfs_index_start(&s->index, hash);
 	int ret;
 
 	while ((r = mvfs_index_next(&s->index, hash, &pos))) {

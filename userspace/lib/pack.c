@@ -123,7 +123,7 @@ static int mvfs_pack_find_same(struct mvfs_store *s, const char *buf,
 			       size_t len, __u64 hash, __u64 *ref)
 {
 	const struct mvfs_index_ent *r;
-	size_t pos = hash & (s->index.nslots - 1);
+	size_t pos = mvfs_index_start(&s->index, hash);
 	__u64 off;
 	int ret;
 
@@ -142,14 +142,21 @@ static int mvfs_pack_find_same(struct mvfs_store *s, const char *buf,
 	return -ENOENT;
 }
 
-/*
- * Put BUF in the pack unless it is there already.  Index records marked
- * MVFS_INDEX_TREE name bytes in the pack: trees, and symlink targets too.
- * Reuse needs equal bytes, so whatever a record was made for, reusing it
- * is exact.
+/**
+ * mvfs_pack_put - put bytes in the pack unless they are there already
+ * @s: a store, building a revision
+ * @buf: the bytes
+ * @len: how many
+ * @ref: set to where they are
+ *
+ * Index records marked MVFS_INDEX_TREE name bytes in the pack: trees,
+ * symlink targets and config specs.  Reuse needs equal bytes, so whatever
+ * a record was made for, reusing it is exact.
+ *
+ * Return: 0 or -errno.
  */
-static int mvfs_pack_put(struct mvfs_store *s, const char *buf, size_t len,
-			 __u64 *ref)
+int mvfs_pack_put(struct mvfs_store *s, const char *buf, size_t len,
+		  __u64 *ref)
 {
 	__u64 hash = mvfs_fnv64(MVFS_FNV64_INIT, buf, len);
 	int err;
@@ -376,6 +383,48 @@ int mvfs_store_lookup(struct mvfs_store *s, __u64 rev, const char *path,
 	}
 	free(copy);
 	return err;
+}
+
+/**
+ * mvfs_store_readlink - a symlink's target
+ * @s: the store
+ * @e: the symlink's entry
+ * @buf: @e->size + 1 bytes; set to the target, NUL-terminated
+ *
+ * Return: 0, -EINVAL for no symlink, or -EIO.
+ */
+int mvfs_store_readlink(struct mvfs_store *s, const struct mvfs_entry_info *e,
+			char *buf)
+{
+	int err;
+
+	if (!S_ISLNK(e->mode))
+		return mvfs_err(-EINVAL, "not a symlink");
+	err = mvfs_pack_read(s, buf, e->size, e->ref);
+	buf[err ? 0 : e->size] = '\0';
+	return err;
+}
+
+/**
+ * mvfs_store_find - look @path up in @rev, absence being no error
+ * @s: the store
+ * @rev: a revision; 0 holds nothing
+ * @path: an element path
+ * @e: filled in when found
+ *
+ * Return: 1 found, 0 not there, or -errno.
+ */
+int mvfs_store_find(struct mvfs_store *s, __u64 rev, const char *path,
+		    struct mvfs_entry_info *e)
+{
+	int err;
+
+	if (!rev)
+		return 0;
+	err = mvfs_store_lookup(s, rev, path, e);
+	if (err == -ENOENT || err == -ENOTDIR)
+		return 0;
+	return err ? err : 1;
 }
 
 /**

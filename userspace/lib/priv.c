@@ -28,7 +28,7 @@ struct mvfs_pdir {
 	const char		*path;	/* its element path */
 	const char		*upath;	/* on the store */
 	const char		*src;	/* what shows through it, or NULL */
-	__u64			rev;	/* its origin's revision */
+	__u64			rev;	/* its origin's; 0 the top */
 	struct mvfs_entry_info	*base;	/* the entries of src */
 	__u64			nbase;
 };
@@ -164,24 +164,21 @@ static struct mvfs_entry_info *mvfs_base_find(const struct mvfs_pdir *d,
 		       mvfs_base_cmp);
 }
 
-/* The entries of element path SRC in revision REV, if a directory. */
+/* The entries the view shows at element path SRC, if a directory. */
 static int mvfs_base_read(struct mvfs_priv *p, struct mvfs_pdir *d)
 {
-	struct mvfs_entry_info e;
-	int err;
-
 	d->base = NULL;
 	d->nbase = 0;
-	if (!d->src || !p->rev)
+	if (!d->src)
 		return 0;
-	err = mvfs_store_lookup(p->s, p->rev, d->src, &e);
-	if (err == -ENOENT || (!err && !S_ISDIR(e.mode)))
-		return 0;
-	if (!err)
-		err = mvfs_store_list(p->s, &e, &d->base);
-	if (!err)
-		d->nbase = e.size;
-	return err;
+	return mvfs_sel_list(p->sel, d->src, &d->base, &d->nbase);
+}
+
+/* The revision a change in D at FROM was copied from. */
+static __u64 mvfs_pdir_rev(struct mvfs_priv *p, const struct mvfs_pdir *d,
+			   const char *from)
+{
+	return d->rev ? d->rev : mvfs_sel_rev(p->sel, from);
 }
 
 /* Has a directory changed itself (owner or mode) since its origin? */
@@ -279,8 +276,8 @@ static int mvfs_walk_one(struct mvfs_priv *p, struct mvfs_pdir *d,
 	if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0)) {
 		if (!mvfs_base_find(d, name))
 			goto out_free;	/* over nothing now */
-		return mvfs_priv_add(p, MVFS_CH_DEL, path, upath, from, d->rev,
-				     st.st_mode);
+		return mvfs_priv_add(p, MVFS_CH_DEL, path, upath, from,
+				     mvfs_pdir_rev(p, d, from), st.st_mode);
 	}
 	err = mvfs_origin_read(upath, &o);
 	if (!err) {
@@ -296,8 +293,8 @@ static int mvfs_walk_one(struct mvfs_priv *p, struct mvfs_pdir *d,
 		free(from);
 		from = NULL;
 	}
-	err = mvfs_priv_add(p, kind, path, upath, from, from ? d->rev : 0,
-			    st.st_mode);
+	err = mvfs_priv_add(p, kind, path, upath, from,
+			    from ? mvfs_pdir_rev(p, d, from) : 0, st.st_mode);
 	if (err || !S_ISDIR(st.st_mode))
 		return err;
 	err = mvfs_walk_child(p, i, NULL, 0);
@@ -389,16 +386,17 @@ static void mvfs_priv_pair(struct mvfs_priv *p)
  * @s: the store, open
  * @store_dir: its directory
  * @tag: the view
- * @rev: the revision the view selects now (0: none)
+ * @sel: what the view's spec selects now
  * @p: filled in: the changes, parents before children, by name
  *
  * Return: 0; -EPERM when not root; -ENOENT when the view has no
  * private area; -errno.
  */
 int mvfs_priv_read(struct mvfs_store *s, const char *store_dir,
-		   const char *tag, __u64 rev, struct mvfs_priv *p)
+		   const char *tag, const struct mvfs_sel *sel,
+		   struct mvfs_priv *p)
 {
-	struct mvfs_pdir top = { .path = "", .src = "", .rev = rev };
+	struct mvfs_pdir top = { .path = "", .src = "" };
 	struct stat st;
 	int err;
 
@@ -411,7 +409,7 @@ int mvfs_priv_read(struct mvfs_store *s, const char *store_dir,
 		return mvfs_err(-EPERM, "reading view %s's private area needs root",
 				tag);
 	p->s = s;
-	p->rev = rev;
+	p->sel = sel;
 	if (asprintf(&p->upper, "%s/%s/%s/%s", store_dir, MVFS_VIEWS_DIR, tag,
 		     MVFS_UPPER_DIR) < 0) {
 		p->upper = NULL;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include <linux/types.h>
+#include "select.h"
 #include "store.h"
 
 enum mvfs_change_kind {
@@ -47,7 +48,7 @@ struct mvfs_change {
 
 struct mvfs_priv {
 	struct mvfs_store	*s;
-	__u64			rev;	/* the revision the view selects */
+	const struct mvfs_sel	*sel;	/* what the view selects */
 	char			*upper;	/* views/TAG/upper, on the store */
 	struct mvfs_change	*v;
 	size_t			n;
@@ -55,7 +56,8 @@ struct mvfs_priv {
 };
 
 int mvfs_priv_read(struct mvfs_store *s, const char *store_dir,
-		   const char *tag, __u64 rev, struct mvfs_priv *p);
+		   const char *tag, const struct mvfs_sel *sel,
+		   struct mvfs_priv *p);
 void mvfs_priv_free(struct mvfs_priv *p);
 struct mvfs_change *mvfs_priv_find(struct mvfs_priv *p, const char *path);
 bool mvfs_path_under(const char *path, const char *top);

@@ -84,7 +84,7 @@ static int mvfs_rev_append(struct mvfs_store *s,
 			   const struct mvfs_entry_info *root, __u64 msg_off,
 			   __u32 msg_len)
 {
-	struct mvfs_rev_disk *revs, *r;
+	struct mvfs_rev3_disk *revs, *r;
 
 	if (s->nrevs == UINT32_MAX)
 		return mvfs_err(-EOVERFLOW, "store %s: too many revisions",
@@ -94,33 +94,83 @@ static int mvfs_rev_append(struct mvfs_store *s,
 		return mvfs_err(-ENOMEM, "out of memory");
 	s->revs = revs;
 	r = &revs[s->nrevs];
-	mvfs_entry_encode(root, 0, 0, &r->root);
-	r->time = htole64((__u64)time(NULL));
-	r->msg_off = htole64(msg_off);
-	r->msg_len = htole32(msg_len);
-	r->author = htole32(getuid());
+	memset(r, 0, sizeof(*r));
+	mvfs_entry_encode(root, 0, 0, &r->r.root);
+	r->r.time = htole64((__u64)time(NULL));
+	r->r.msg_off = htole64(msg_off);
+	r->r.msg_len = htole32(msg_len);
+	r->r.author = htole32(getuid());
 	return 0;
 }
 
-/* Commit the state of a built revision: index_add more bytes of index. */
-static int mvfs_commit_state(struct mvfs_store *s, __u64 index_add)
+/**
+ * mvfs_commit_built - commit what was built, and the state in memory
+ * @s: the store, building
+ * @rev: a revision was built: its record, past nrevs, becomes the newest
+ *
+ * Makes everything written durable (syncfs), then commits the state.
+ * On failure, what was written is taken back (what cannot be, the next
+ * writer trims).
+ *
+ * Return: 0 or -errno, and then nothing is committed.
+ */
+int mvfs_commit_built(struct mvfs_store *s, bool rev)
 {
 	__u64 old_pack = s->pack_len, old_next = s->next_object;
-	__u64 old_index = s->index_len;
+	__u64 old_index = s->index_len, index_add;
 	int err;
 
+	err = mvfs_index_flush(s, &index_add);
+	if (!err && syncfs(s->dfd))
+		err = mvfs_err(-errno, "store %s: sync: %s", s->dir,
+			       strerror(errno));
+	if (err)
+		goto out_abort;
+	if (rev && mvfs_fault("crash-before-state"))
+		_exit(9);
 	s->pack_len = s->pack_end;
 	s->next_object = s->obj_end;
 	s->index_len += index_add;
-	s->nrevs++;
+	s->nrevs += rev;
 	err = mvfs_state_write(s);
+	/*
+	 * mvfs_state_write() fails only when the state was not replaced:
+	 * then nothing is committed and everything written is taken back.
+	 */
 	if (err) {
 		s->pack_len = old_pack;
 		s->next_object = old_next;
 		s->index_len = old_index;
-		s->nrevs--;
+		s->nrevs -= rev;
+		goto out_abort;
 	}
+	mvfs_build_end(s);
+	return 0;
+
+out_abort:
+	mvfs_store_abort(s);
 	return err;
+}
+
+/* Set the new revision's branch, parent and merge; make its branch. */
+static int mvfs_rev_place(struct mvfs_store *s, const struct mvfs_rev_place *pl)
+{
+	struct mvfs_rev3_disk *r = &s->revs[s->nrevs];
+	int b = pl && pl->branch ? mvfs_branch_find(s, pl->branch) : 0;
+
+	if (b < 0 && !pl->from)
+		return mvfs_err(-ENOENT, "no branch \"%s\"", pl->branch);
+	if (b < 0)
+		b = mvfs_branch_append(s, pl->branch, pl->from);
+	if (b < 0)
+		return b;
+	if (b && s->format < 3)
+		return mvfs_err(-EINVAL, "store %s: format %u has no branches",
+				s->dir, s->format);
+	r->branch = htole32(b);
+	r->parent = htole64(mvfs_store_branch_head(s, b));
+	r->merge = htole64(pl ? pl->merge : 0);
+	return 0;
 }
 
 /**
@@ -129,20 +179,22 @@ static int mvfs_commit_state(struct mvfs_store *s, __u64 index_add)
  * @root: the top directory: its metadata, the number of entries as size
  *	and its tree as ref
  * @msg: the message, NUL-terminated
+ * @pl: its branch (made from pl->from if it does not exist) and the
+ *	revision merged into it; NULL: on main, no merge
  * @rev: set to the new revision's number
  *
- * Makes everything written durable (syncfs), then commits the state.
- * On failure, the revision is abandoned and what it wrote taken back
- * (what cannot be, the next writer trims).
+ * Its parent is the newest revision of its branch.  On failure, the
+ * revision is abandoned and what it wrote taken back.
  *
  * Return: 0 or -errno.
  */
 int mvfs_store_commit_rev(struct mvfs_store *s,
 			  const struct mvfs_entry_info *root, const char *msg,
-			  __u64 *rev)
+			  const struct mvfs_rev_place *pl, __u64 *rev)
 {
+	__u32 nbranches = s->nbranches;
 	size_t msg_len = strlen(msg);
-	__u64 msg_off = s->pack_end, index_add;
+	__u64 msg_off = s->pack_end;
 	int err = 0;
 
 	if (!s->building)
@@ -152,28 +204,17 @@ int mvfs_store_commit_rev(struct mvfs_store *s,
 	if (!err && msg_len)
 		err = mvfs_pack_append(s, msg, msg_len, &msg_off);
 	if (!err)
-		err = mvfs_index_flush(s, &index_add);
-	if (!err && syncfs(s->dfd))
-		err = mvfs_err(-errno, "store %s: sync: %s", s->dir,
-			       strerror(errno));
-	if (!err)
 		err = mvfs_rev_append(s, root, msg_off, msg_len);
-	if (err) {
+	if (!err)
+		err = mvfs_rev_place(s, pl);
+	if (!err)
+		err = mvfs_commit_built(s, true);
+	else
 		mvfs_store_abort(s);
+	if (err) {
+		s->nbranches = nbranches;
 		return err;
 	}
-	if (mvfs_fault("crash-before-state"))
-		_exit(9);
-	err = mvfs_commit_state(s, index_add);
-	/*
-	 * mvfs_state_write() fails only when the state was not replaced:
-	 * then nothing is committed and everything written is taken back.
-	 */
-	if (err) {
-		mvfs_store_abort(s);
-		return err;
-	}
-	mvfs_build_end(s);
 	*rev = s->nrevs;
 	return 0;
 }
@@ -212,12 +253,15 @@ __u64 mvfs_store_nrevs(const struct mvfs_store *s)
 void mvfs_store_rev(const struct mvfs_store *s, __u64 rev,
 		    struct mvfs_rev_info *ri)
 {
-	const struct mvfs_rev_disk *r = &s->revs[rev - 1];
+	const struct mvfs_rev3_disk *r = &s->revs[rev - 1];
 
 	ri->num = rev;
-	ri->time = (__s64)le64toh(r->time);
-	ri->author = le32toh(r->author);
-	mvfs_entry_decode(&r->root, &ri->root);
+	ri->time = (__s64)le64toh(r->r.time);
+	ri->author = le32toh(r->r.author);
+	ri->parent = le64toh(r->parent);
+	ri->merge = le64toh(r->merge);
+	ri->branch = le32toh(r->branch);
+	mvfs_entry_decode(&r->r.root, &ri->root);
 }
 
 /**
@@ -230,7 +274,7 @@ void mvfs_store_rev(const struct mvfs_store *s, __u64 rev,
  */
 int mvfs_store_rev_msg(struct mvfs_store *s, __u64 rev, char **msg)
 {
-	const struct mvfs_rev_disk *r = &s->revs[rev - 1];
+	const struct mvfs_rev_disk *r = &s->revs[rev - 1].r;
 	size_t len = le32toh(r->msg_len);
 	char *buf;
 	int err;

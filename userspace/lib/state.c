@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * state.c: the state file: reading and checking it, writing it whole,
- * and the names (view tags, labels) its records hold.
+ * and the names (view tags, labels, branches) its records hold.  In
+ * memory the records are always format 3's: formats 1 and 2 are
+ * converted as they are read and written.
  */
 #include <endian.h>
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "err.h"
+#include "mvfs_spec.h"
 #include "store_int.h"
 
 /* Names: the rules are the uapi header's, written once. */
@@ -90,7 +93,7 @@ static int mvfs_state_check_hdr(struct mvfs_store *s, void *buf, size_t size)
 		return mvfs_err(-EINVAL, "store %s: not an mvfs state file",
 				s->dir);
 	if (le32toh(h->format) < MVFS_FORMAT_MIN ||
-	    le32toh(h->format) > MVFS_FORMAT)
+	    le32toh(h->format) > MVFS_FORMAT_TOOLS)
 		return mvfs_bad_format(s, le32toh(h->format));
 	if (le64toh(h->size) != size)
 		return mvfs_err(-EIO, "store %s: state size %llu, file has %zu",
@@ -108,6 +111,15 @@ static int mvfs_state_check_hdr(struct mvfs_store *s, void *buf, size_t size)
 	return 0;
 }
 
+/* Revision N's links: parent and merge below N, an existing branch. */
+static bool mvfs_rev_links_ok(const struct mvfs_store *s, __u32 i)
+{
+	const struct mvfs_rev3_disk *r = &s->revs[i];
+
+	return le64toh(r->parent) <= i && le64toh(r->merge) <= i &&
+	       le32toh(r->branch) < s->nbranches && !r->reserved;
+}
+
 /**
  * mvfs_state_check_revs - check the revision records of the state
  * @s: the store, its state read
@@ -117,25 +129,56 @@ static int mvfs_state_check_hdr(struct mvfs_store *s, void *buf, size_t size)
 int mvfs_state_check_revs(struct mvfs_store *s)
 {
 	struct mvfs_entry_info root;
+	const struct mvfs_rev_disk *r;
 	__u64 msg_end;
 	__u32 i;
 
 	for (i = 0; i < s->nrevs; i++) {
-		mvfs_entry_decode(&s->revs[i].root, &root);
-		msg_end = le64toh(s->revs[i].msg_off) +
-			  le32toh(s->revs[i].msg_len);
+		r = &s->revs[i].r;
+		mvfs_entry_decode(&r->root, &root);
+		msg_end = le64toh(r->msg_off) + le32toh(r->msg_len);
 		if (!S_ISDIR(root.mode) ||
 		    root.ref < sizeof(struct mvfs_pack_hdr) ||
 		    root.ref + sizeof(struct mvfs_tree_hdr) > s->pack_len ||
-		    msg_end > s->pack_len)
+		    msg_end > s->pack_len || !mvfs_rev_links_ok(s, i))
 			return mvfs_corrupt(s, "revision", i + 1);
 	}
 	return 0;
 }
 
+/* Format 3's view and branch records. */
+static int mvfs_state_check_v3(struct mvfs_store *s)
+{
+	const struct mvfs_view3_disk *v;
+	const struct mvfs_branch_disk *b;
+	char name[MVFS_NAME_MAX + 1];
+	__u32 i, len;
+
+	for (i = 0; i < s->nviews; i++) {
+		v = &s->views[i];
+		len = le32toh(v->cs_len);
+		if (!mvfs_name_field_get(name, v->tag) ||
+		    le32toh(v->mode) > 0777 || v->reserved || !len ||
+		    len > MVFS_SPEC_MAX || len > s->pack_len ||
+		    le64toh(v->cs_off) > s->pack_len - len)
+			return mvfs_corrupt(s, "view", i);
+	}
+	for (i = 0; i < s->nbranches; i++) {
+		b = &s->branches[i];
+		if (!mvfs_name_field_get(name, b->name) ||
+		    (!i && (strcmp(name, MVFS_MAIN_BRANCH) || b->from)) ||
+		    (i && (!b->from || le64toh(b->from) > s->nrevs ||
+			   !strcmp(name, MVFS_MAIN_BRANCH))))
+			return mvfs_corrupt(s, "branch", i);
+	}
+	return 0;
+}
+
 /**
- * mvfs_state_check_names - check the label and view records of the state
+ * mvfs_state_check_names - check the label, view and branch records
  * @s: the store, its state read
+ *
+ * Formats 1 and 2 had their view records checked when they were read.
  *
  * Return: 0, or -EIO with a message.
  */
@@ -143,7 +186,7 @@ int mvfs_state_check_names(struct mvfs_store *s)
 {
 	char name[MVFS_NAME_MAX + 1];
 	__u64 rev;
-	__u32 i, sel;
+	__u32 i;
 
 	for (i = 0; i < s->nlabels; i++) {
 		rev = le64toh(s->labels[i].rev);
@@ -151,35 +194,68 @@ int mvfs_state_check_names(struct mvfs_store *s)
 		    !rev || rev > s->nrevs)
 			return mvfs_corrupt(s, "label", i);
 	}
-	for (i = 0; i < s->nviews; i++) {
-		sel = le32toh(s->views[i].select);
-		if (!mvfs_name_field_get(name, s->views[i].tag) ||
-		    le32toh(s->views[i].mode) > 0777 ||
-		    sel < MVFS_SEL_REV || sel > MVFS_SEL_LATEST ||
-		    (sel == MVFS_SEL_REV &&
-		     le64toh(s->views[i].rev) > s->nrevs) ||
-		    (sel == MVFS_SEL_LABEL &&
-		     !mvfs_name_field_get(name, s->views[i].label)))
-			return mvfs_corrupt(s, "view", i);
-	}
-	return 0;
+	return s->format >= 3 ? mvfs_state_check_v3(s) : 0;
 }
 
-static void *mvfs_dup(const void *src, size_t len)
+/* A format 1 or 2 view record, checked, as format 3's and its spec. */
+static int mvfs_state_view_v2(struct mvfs_store *s, __u32 i,
+			      const struct mvfs_view_disk *v)
 {
-	void *p = malloc(len ? len : 1);
+	char name[MVFS_NAME_MAX + 1];
+	__u32 sel = le32toh(v->select);
 
-	if (p)
-		memcpy(p, src, len);
-	return p;
+	if (!mvfs_name_field_get(name, v->tag) || le32toh(v->mode) > 0777 ||
+	    sel < MVFS_SEL_REV || sel > MVFS_SEL_LATEST ||
+	    (sel == MVFS_SEL_REV && le64toh(v->rev) > s->nrevs) ||
+	    (sel == MVFS_SEL_LABEL && !mvfs_name_field_get(name, v->label)))
+		return mvfs_corrupt(s, "view", i);
+	memcpy(s->views[i].tag, v->tag, MVFS_NAME_FIELD);
+	s->views[i].uid = v->uid;
+	s->views[i].gid = v->gid;
+	s->views[i].mode = v->mode;
+	return mvfs_spec_from_v2(s, v, &s->specs[i]);
+}
+
+/*
+ * Formats 1 and 2 in format 3's records: one line of revisions on main,
+ * each the parent of the next; views whose specs are one rule.
+ */
+static int mvfs_state_parse_v2(struct mvfs_store *s, const char *p)
+{
+	const struct mvfs_rev_disk *r = (const void *)p;
+	const struct mvfs_view_disk *v;
+	__u32 i;
+	int err = 0;
+
+	for (i = 0; i < s->nrevs; i++) {
+		s->revs[i].r = r[i];
+		s->revs[i].parent = htole64(i);
+	}
+	p += (size_t)s->nrevs * sizeof(*r);
+	memcpy(s->labels, p, (size_t)s->nlabels * sizeof(*s->labels));
+	v = (const void *)(p + (size_t)s->nlabels * sizeof(*s->labels));
+	for (i = 0; !err && i < s->nviews; i++)
+		err = mvfs_state_view_v2(s, i, &v[i]);
+	return err ? err : mvfs_branch_main(s);
+}
+
+static void mvfs_state_parse_v3(struct mvfs_store *s, const char *p)
+{
+	size_t revs = (size_t)s->nrevs * sizeof(*s->revs);
+	size_t labels = (size_t)s->nlabels * sizeof(*s->labels);
+	size_t views = (size_t)s->nviews * sizeof(*s->views);
+
+	memcpy(s->revs, p, revs);
+	memcpy(s->labels, p + revs, labels);
+	memcpy(s->views, p + revs + labels, views);
+	memcpy(s->branches, p + revs + labels + views,
+	       (size_t)s->nbranches * sizeof(*s->branches));
 }
 
 /* Take the counts and records of a checked state file. */
 static int mvfs_state_parse(struct mvfs_store *s, const void *buf)
 {
 	const struct mvfs_state_hdr *h = buf;
-	const char *p = (const char *)(h + 1);
-	size_t revs, labels, views;
 
 	s->format = le32toh(h->format);
 	s->pack_len = le64toh(h->pack_len);
@@ -188,17 +264,21 @@ static int mvfs_state_parse(struct mvfs_store *s, const void *buf)
 	s->nrevs = le32toh(h->nrevs);
 	s->nlabels = le32toh(h->nlabels);
 	s->nviews = le32toh(h->nviews);
+	s->nbranches = le32toh(h->nbranches);
 	if (s->pack_len < sizeof(struct mvfs_pack_hdr) || !s->next_object ||
-	    s->index_len % sizeof(struct mvfs_index_rec))
+	    s->index_len % sizeof(struct mvfs_index_rec) ||
+	    (s->format < 3 && s->nbranches) || (s->format >= 3 && !s->nbranches))
 		return mvfs_corrupt(s, "state header", 0);
-	revs = (size_t)s->nrevs * sizeof(*s->revs);
-	labels = (size_t)s->nlabels * sizeof(*s->labels);
-	views = (size_t)s->nviews * sizeof(*s->views);
-	s->revs = mvfs_dup(p, revs);
-	s->labels = mvfs_dup(p + revs, labels);
-	s->views = mvfs_dup(p + revs + labels, views);
-	if (!s->revs || !s->labels || !s->views)
+	s->revs = calloc(s->nrevs + 1, sizeof(*s->revs));
+	s->labels = calloc(s->nlabels + 1, sizeof(*s->labels));
+	s->views = calloc(s->nviews + 1, sizeof(*s->views));
+	s->specs = calloc(s->nviews + 1, sizeof(*s->specs));
+	s->branches = calloc(s->nbranches + 1, sizeof(*s->branches));
+	if (!s->revs || !s->labels || !s->views || !s->specs || !s->branches)
 		return mvfs_err(-ENOMEM, "out of memory");
+	if (s->format < 3)
+		return mvfs_state_parse_v2(s, (const char *)(h + 1));
+	mvfs_state_parse_v3(s, (const char *)(h + 1));
 	return 0;
 }
 
@@ -260,17 +340,55 @@ int mvfs_state_read(struct mvfs_store *s)
 	return err;
 }
 
-/* The state as a file image, checksum included; NULL without memory. */
-static void *mvfs_state_image(const struct mvfs_store *s, size_t size)
+/* Formats 1 and 2: the records after the header, at P. */
+static int mvfs_state_image_v2(const struct mvfs_store *s, char *p)
 {
-	struct mvfs_state_hdr *h;
+	struct mvfs_view_disk *v;
+	__u32 i;
+	int err = 0;
+
+	if (s->nbranches > 1)
+		return mvfs_err(-EINVAL, "store %s: format %u has no branches: %s",
+				s->dir, s->format, "mvfs upgrade first");
+	for (i = 0; i < s->nrevs; i++)
+		memcpy(p + i * sizeof(s->revs->r), &s->revs[i].r,
+		       sizeof(s->revs->r));
+	p += (size_t)s->nrevs * sizeof(s->revs->r);
+	memcpy(p, s->labels, (size_t)s->nlabels * sizeof(*s->labels));
+	v = (void *)(p + (size_t)s->nlabels * sizeof(*s->labels));
+	for (i = 0; !err && i < s->nviews; i++) {
+		memcpy(v[i].tag, s->views[i].tag, MVFS_NAME_FIELD);
+		v[i].uid = s->views[i].uid;
+		v[i].gid = s->views[i].gid;
+		v[i].mode = s->views[i].mode;
+		err = mvfs_spec_to_v2(s, s->specs[i], &v[i]);
+	}
+	return err;
+}
+
+static void mvfs_state_image_v3(const struct mvfs_store *s, char *p)
+{
 	size_t revs = (size_t)s->nrevs * sizeof(*s->revs);
 	size_t labels = (size_t)s->nlabels * sizeof(*s->labels);
-	char *p;
+	size_t views = (size_t)s->nviews * sizeof(*s->views);
+
+	memcpy(p, s->revs, revs);
+	memcpy(p + revs, s->labels, labels);
+	memcpy(p + revs + labels, s->views, views);
+	memcpy(p + revs + labels + views, s->branches,
+	       (size_t)s->nbranches * sizeof(*s->branches));
+}
+
+/* The state as a file image of SIZE bytes, checksum included. */
+static int mvfs_state_image(const struct mvfs_store *s, size_t size,
+			    void **img)
+{
+	struct mvfs_state_hdr *h;
+	int err = 0;
 
 	h = calloc(1, size);
 	if (!h)
-		return NULL;
+		return mvfs_err(-ENOMEM, "out of memory");
 	h->magic = htole32(MVFS_STATE_MAGIC);
 	h->format = htole32(s->format);
 	h->size = htole64(size);
@@ -280,13 +398,18 @@ static void *mvfs_state_image(const struct mvfs_store *s, size_t size)
 	h->nrevs = htole32(s->nrevs);
 	h->nlabels = htole32(s->nlabels);
 	h->nviews = htole32(s->nviews);
-	p = (char *)(h + 1);
-	memcpy(p, s->revs, revs);
-	memcpy(p + revs, s->labels, labels);
-	memcpy(p + revs + labels, s->views,
-	       (size_t)s->nviews * sizeof(*s->views));
+	if (s->format >= 3) {
+		h->nbranches = htole32(s->nbranches);
+		mvfs_state_image_v3(s, (char *)(h + 1));
+	} else {
+		err = mvfs_state_image_v2(s, (char *)(h + 1));
+	}
 	h->checksum = htole64(mvfs_fnv64(MVFS_FNV64_INIT, h, size));
-	return h;
+	if (err)
+		free(h);
+	else
+		*img = h;
+	return err;
 }
 
 /* Warn that a committed change may not survive a crash. */
@@ -314,17 +437,18 @@ static void mvfs_state_not_durable(struct mvfs_store *s, int err)
 int mvfs_state_write(struct mvfs_store *s)
 {
 	__u64 size = mvfs_state_size(s->format, s->nrevs, s->nlabels,
-				     s->nviews, 0);
-	void *img;
+				     s->nviews,
+				     s->format >= 3 ? s->nbranches : 0);
+	void *img = NULL;
 	int err;
 
 	if (size > MVFS_STATE_MAX)
 		return mvfs_err(-EFBIG, "store %s: %s would be %llu bytes, %s %llu: refused",
 				s->dir, MVFS_STATE_FILE, size,
 				"over the most a reader takes,", MVFS_STATE_MAX);
-	img = mvfs_state_image(s, size);
-	if (!img)
-		return mvfs_err(-ENOMEM, "out of memory");
+	err = mvfs_state_image(s, size, &img);
+	if (err)
+		return err;
 	err = mvfs_write_new(s->dfd, MVFS_STATE_TMP, img, size);
 	free(img);
 	if (!err && renameat(s->dfd, MVFS_STATE_TMP, s->dfd, MVFS_STATE_FILE))

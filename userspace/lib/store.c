@@ -30,6 +30,9 @@ static_assert(sizeof(struct mvfs_tree_hdr) == 16, "tree header");
 static_assert(sizeof(struct mvfs_rev_disk) == 72, "revision");
 static_assert(sizeof(struct mvfs_label_disk) == 80, "label");
 static_assert(sizeof(struct mvfs_view_disk) == 168, "view");
+static_assert(sizeof(struct mvfs_rev3_disk) == 96, "revision, format 3");
+static_assert(sizeof(struct mvfs_view3_disk) == 104, "view, format 3");
+static_assert(sizeof(struct mvfs_branch_disk) == 80, "branch");
 static_assert(sizeof(struct mvfs_pack_hdr) == 16, "pack header");
 static_assert(sizeof(struct mvfs_index_rec) == 16, "index record");
 
@@ -43,8 +46,9 @@ static_assert(sizeof(struct mvfs_index_rec) == 16, "index record");
 int mvfs_bad_format(const struct mvfs_store *s, __u32 format)
 {
 	return mvfs_err(-EINVAL, "store %s: format %u; these tools read %s%s",
-			s->dir, format, "formats 1 and 2",
-			format > MVFS_FORMAT ? " (newer tools made it)" : "");
+			s->dir, format, "formats 1 to 3",
+			format > MVFS_FORMAT_TOOLS ? " (newer tools made it)" :
+						     "");
 }
 
 /**
@@ -220,6 +224,8 @@ static int mvfs_store_open_files(struct mvfs_store *s)
 		err = mvfs_open_at(s, MVFS_INDEX_FILE, &s->index_fd);
 	if (!err)
 		err = mvfs_store_check_files(s);
+	if (!err)
+		err = mvfs_specs_load(s);
 	if (!err && s->write)
 		err = mvfs_store_trim(s);
 	return err;
@@ -266,6 +272,8 @@ out_close:
  */
 void mvfs_store_close(struct mvfs_store *s)
 {
+	__u32 i;
+
 	if (!s)
 		return;
 	mvfs_store_abort(s);
@@ -277,7 +285,11 @@ void mvfs_store_close(struct mvfs_store *s)
 		close(s->dfd);
 	free(s->revs);
 	free(s->labels);
+	for (i = 0; s->specs && i < s->nviews; i++)
+		free(s->specs[i]);
+	free(s->specs);
 	free(s->views);
+	free(s->branches);
 	free(s->dir);
 	free(s);
 }

@@ -38,7 +38,24 @@ struct mvfs_rev_info {
 	__u64			num;
 	__s64			time;	/* of the import */
 	__u32			author;	/* uid of the importer */
+	__u64			parent;	/* made from; 0 none */
+	__u64			merge;	/* merged into it; 0 none */
+	unsigned int		branch;	/* its branch's index; 0 main */
 	struct mvfs_entry_info	root;
+};
+
+struct mvfs_branch_info {
+	char	name[MVFS_NAME_MAX + 1];
+	__u64	from;		/* the revision it starts from; 0 main */
+	__u64	head;		/* its newest revision (BRANCH/LATEST) */
+	__u64	nrevs;		/* revisions on it */
+};
+
+/* Where a new revision goes: its branch, and a merge it records. */
+struct mvfs_rev_place {
+	const char	*branch;	/* NULL: main */
+	__u64		from;		/* a branch to make starts here */
+	__u64		merge;		/* 0: none */
 };
 
 struct mvfs_label_info {
@@ -47,13 +64,11 @@ struct mvfs_label_info {
 };
 
 struct mvfs_view_info {
-	char			tag[MVFS_NAME_MAX + 1];
-	enum mvfs_select	select;
-	char			label[MVFS_NAME_MAX + 1];  /* MVFS_SEL_LABEL */
-	__u64			rev;			    /* MVFS_SEL_REV */
-	__u32			uid;
-	__u32			gid;
-	__u32			mode;	/* permission bits, 0..0777 */
+	char		tag[MVFS_NAME_MAX + 1];
+	const char	*cs;	/* its config spec, NUL-terminated */
+	__u32		uid;
+	__u32		gid;
+	__u32		mode;	/* permission bits, 0..0777 */
 };
 
 bool mvfs_name_valid(const char *name);
@@ -61,6 +76,7 @@ int mvfs_name_check(const char *kind, const char *name);
 
 int mvfs_store_init(const char *dir);
 int mvfs_store_upgrade(struct mvfs_store *s, unsigned int *was);
+unsigned int mvfs_store_format(const struct mvfs_store *s);
 void mvfs_store_set_wait(unsigned int seconds);
 
 #define MVFS_FSCK_REPAIR	0x1	/* remove garbage and orphans */
@@ -77,6 +93,10 @@ void mvfs_store_rev(const struct mvfs_store *s, __u64 rev,
 int mvfs_store_rev_msg(struct mvfs_store *s, __u64 rev, char **msg);
 int mvfs_store_lookup(struct mvfs_store *s, __u64 rev, const char *path,
 		      struct mvfs_entry_info *e);
+int mvfs_store_readlink(struct mvfs_store *s, const struct mvfs_entry_info *e,
+			char *buf);
+int mvfs_store_find(struct mvfs_store *s, __u64 rev, const char *path,
+		    struct mvfs_entry_info *e);
 int mvfs_store_list(struct mvfs_store *s, const struct mvfs_entry_info *dir,
 		    struct mvfs_entry_info **ents);
 void mvfs_store_list_free(struct mvfs_entry_info *ents, __u64 count);
@@ -89,15 +109,32 @@ __u64 mvfs_store_label_rev(const struct mvfs_store *s, const char *name);
 int mvfs_store_set_label(struct mvfs_store *s, const char *name, __u64 rev,
 			 bool replace);
 
-/* Views. */
+/* Views, and their config specs (spec.c). */
 unsigned int mvfs_store_nviews(const struct mvfs_store *s);
 void mvfs_store_view(const struct mvfs_store *s, unsigned int i,
 		     struct mvfs_view_info *vi);
-__u64 mvfs_store_view_rev(const struct mvfs_store *s,
-			  const struct mvfs_view_info *vi);
+int mvfs_store_view_get(const struct mvfs_store *s, const char *tag,
+			struct mvfs_view_info *vi);
 int mvfs_store_add_view(struct mvfs_store *s,
 			const struct mvfs_view_info *vi);
 int mvfs_store_remove_view(struct mvfs_store *s, const char *tag);
+int mvfs_store_spec_check(const struct mvfs_store *s, const char *cs);
+int mvfs_store_set_spec(struct mvfs_store *s, const char *tag,
+			const char *cs);
+bool mvfs_spec_one(const char *cs, enum mvfs_select *sel, char *label,
+		   __u64 *rev);
+bool mvfs_spec_names_branch(const char *cs, const char *name);
+
+/* Branches (branch.c); index 0 is main. */
+unsigned int mvfs_store_nbranches(const struct mvfs_store *s);
+void mvfs_store_branch(const struct mvfs_store *s, unsigned int i,
+		       struct mvfs_branch_info *bi);
+__u64 mvfs_store_branch_head(const struct mvfs_store *s, unsigned int b);
+int mvfs_store_branch_index(const struct mvfs_store *s, const char *name);
+int mvfs_store_branch_find(const struct mvfs_store *s, const char *name);
+int mvfs_store_add_branch(struct mvfs_store *s, const char *name,
+			  __u64 from);
+int mvfs_store_remove_branch(struct mvfs_store *s, const char *name);
 
 /*
  * Building a revision: mvfs_store_begin(), then the contents bottom up
@@ -117,7 +154,7 @@ int mvfs_store_put_tree(struct mvfs_store *s, struct mvfs_entry_info *ents,
 			__u32 count, __u64 *ref);
 int mvfs_store_commit_rev(struct mvfs_store *s,
 			  const struct mvfs_entry_info *root, const char *msg,
-			  __u64 *rev);
+			  const struct mvfs_rev_place *pl, __u64 *rev);
 void mvfs_store_abort(struct mvfs_store *s);
 
 #endif /* MVFS_STORE_H */

@@ -15,6 +15,9 @@
  *   pack.c     the pack: appending, trees and their lookup
  *   rev.c      building and committing revisions, reading them
  *   label.c    labels
+ *   branch.c   branches (format 3)
+ *   spec.c     config specs: their text in the pack, checks against the
+ *              state, the one-rule specs of formats 1 and 2
  *   view.c     views and their private areas
  *
  * Calls returning int give 0 or -errno; on failure, err.h holds a message
@@ -33,6 +36,12 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
+/*
+ * The newest format the tools read, write and upgrade to.  MVFS_FORMAT,
+ * what mvfs init makes, is the newest the module reads too.
+ */
+#define MVFS_FORMAT_TOOLS	3
+
 #define MVFS_IO_BUF		(1024 * 1024)	/* bytes per read */
 #define MVFS_TMP_PREFIX		"tmp."
 #define MVFS_LOCK_FILE		"lock"	/* who holds the writer lock */
@@ -50,8 +59,12 @@ struct mvfs_index {
 	size_t			cap;
 	size_t			first_new;	/* not yet in the index file */
 	__u32			*slots;		/* recs index + 1; 0 empty */
-	size_t			nslots;		/* a power of two */
+	size_t			nslots;		/* a power of two; 0: none yet */
+	size_t			lookups;	/* made while there was none */
 };
+
+/* Lookups that scan the records before the index builds its table. */
+#define MVFS_INDEX_SCAN		16
 
 struct mvfs_store {
 	char			*dir;		/* as given, for messages */
@@ -61,17 +74,23 @@ struct mvfs_store {
 	bool			write;
 	struct stat		dir_st;
 
-	/* The committed state, as the state file has it. */
-	__u32			format;		/* 1 or 2: views/ */
+	/*
+	 * The committed state, in format 3's records whatever the format
+	 * (state.c converts formats 1 and 2 when it reads and writes).
+	 */
+	__u32			format;		/* 1, 2: views/; 3: branches */
 	__u64			pack_len;
 	__u64			next_object;
 	__u64			index_len;
 	__u32			nrevs;
 	__u32			nlabels;
 	__u32			nviews;
-	struct mvfs_rev_disk	*revs;		/* revision N at [N - 1] */
+	__u32			nbranches;	/* at least 1: main */
+	struct mvfs_rev3_disk	*revs;		/* revision N at [N - 1] */
 	struct mvfs_label_disk	*labels;
-	struct mvfs_view_disk	*views;
+	struct mvfs_view3_disk	*views;
+	char			**specs;	/* view i's spec, NUL-ended */
+	struct mvfs_branch_disk	*branches;
 
 	/* A revision being built: what lies past the committed ends. */
 	bool			building;
@@ -111,6 +130,7 @@ int mvfs_state_write(struct mvfs_store *s);
 /* index.c */
 void mvfs_index_free(struct mvfs_index *ix);
 int mvfs_index_add(struct mvfs_index *ix, __u64 hash, __u64 ref);
+size_t mvfs_index_start(struct mvfs_index *ix, __u64 hash);
 const struct mvfs_index_ent *mvfs_index_next(const struct mvfs_index *ix,
 					     __u64 hash, size_t *pos);
 int mvfs_index_load(struct mvfs_store *s);
@@ -121,6 +141,7 @@ __u64 mvfs_object_next(__u64 bound);
 void mvfs_object_trim(struct mvfs_store *s);
 
 /* view.c */
+int mvfs_view_find(const struct mvfs_store *s, const char *tag);
 int mvfs_view_area_make(struct mvfs_store *s, const char *tag);
 int mvfs_views_dir_make(struct mvfs_store *s);
 
@@ -128,6 +149,8 @@ int mvfs_views_dir_make(struct mvfs_store *s);
 int mvfs_pack_read(struct mvfs_store *s, void *buf, size_t len, __u64 off);
 int mvfs_pack_append(struct mvfs_store *s, const void *buf, size_t len,
 		     __u64 *off);
+int mvfs_pack_put(struct mvfs_store *s, const char *buf, size_t len,
+		  __u64 *ref);
 void mvfs_entry_decode(const struct mvfs_entry_disk *d,
 		       struct mvfs_entry_info *e);
 void mvfs_entry_encode(const struct mvfs_entry_info *e, __u32 name_off,
@@ -135,5 +158,21 @@ void mvfs_entry_encode(const struct mvfs_entry_info *e, __u32 name_off,
 
 /* rev.c */
 int mvfs_check_rev(const struct mvfs_store *s, __u64 rev);
+int mvfs_commit_built(struct mvfs_store *s, bool rev);
+
+/* branch.c */
+int mvfs_branch_find(const struct mvfs_store *s, const char *name);
+int mvfs_branch_main(struct mvfs_store *s);
+int mvfs_branch_append(struct mvfs_store *s, const char *name, __u64 from);
+void mvfs_branch_shift(struct mvfs_store *s, __u32 b, int by);
+
+/* spec.c */
+int mvfs_spec_from_v2(const struct mvfs_store *s,
+		      const struct mvfs_view_disk *v, char **cs);
+int mvfs_spec_to_v2(const struct mvfs_store *s, const char *cs,
+		    struct mvfs_view_disk *v);
+int mvfs_specs_load(struct mvfs_store *s);
+int mvfs_spec_store(struct mvfs_store *s, const char *cs,
+		    struct mvfs_view3_disk *v);
 
 #endif /* MVFS_STORE_INT_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * view.c: views: their records in the state, and their private areas
- * (format 2: views/TAG/upper and views/TAG/work, root's, mode 0700).
+ * view.c: views: their records in the state (their specs: spec.c), and
+ * their private areas (format 2: views/TAG/upper and views/TAG/work,
+ * root's, mode 0700).
  */
 #include <endian.h>
 #include <errno.h>
@@ -31,47 +32,29 @@ unsigned int mvfs_store_nviews(const struct mvfs_store *s)
  * mvfs_store_view - describe view @i
  * @s: the store
  * @i: 0..mvfs_store_nviews() - 1
- * @vi: filled in
+ * @vi: filled in; its spec is the store's, valid while it is open
  */
 void mvfs_store_view(const struct mvfs_store *s, unsigned int i,
 		     struct mvfs_view_info *vi)
 {
-	const struct mvfs_view_disk *v = &s->views[i];
+	const struct mvfs_view3_disk *v = &s->views[i];
 
 	memset(vi, 0, sizeof(*vi));
 	mvfs_name_field_get(vi->tag, v->tag);
-	vi->select = le32toh(v->select);
-	if (vi->select == MVFS_SEL_LABEL)
-		mvfs_name_field_get(vi->label, v->label);
-	vi->rev = le64toh(v->rev);
+	vi->cs = s->specs[i];
 	vi->uid = le32toh(v->uid);
 	vi->gid = le32toh(v->gid);
 	vi->mode = le32toh(v->mode);
 }
 
 /**
- * mvfs_store_view_rev - the revision a view selects now
+ * mvfs_view_find - the index of view @tag
  * @s: the store
- * @vi: the view
+ * @tag: NUL-terminated
  *
- * Return: the revision, or 0 when it selects none (no revision yet, or a
- * label that does not exist).
+ * Return: the index, or -1 when there is no such view.
  */
-__u64 mvfs_store_view_rev(const struct mvfs_store *s,
-			  const struct mvfs_view_info *vi)
-{
-	switch (vi->select) {
-	case MVFS_SEL_REV:
-		return vi->rev;
-	case MVFS_SEL_LABEL:
-		return mvfs_store_label_rev(s, vi->label);
-	case MVFS_SEL_LATEST:
-		return s->nrevs;
-	}
-	return 0;
-}
-
-static int mvfs_view_find(const struct mvfs_store *s, const char *tag)
+int mvfs_view_find(const struct mvfs_store *s, const char *tag)
 {
 	__u32 i;
 
@@ -79,6 +62,25 @@ static int mvfs_view_find(const struct mvfs_store *s, const char *tag)
 		if (!strncmp(s->views[i].tag, tag, MVFS_NAME_FIELD))
 			return i;
 	return -1;
+}
+
+/**
+ * mvfs_store_view_get - describe view @tag
+ * @s: the store
+ * @tag: the view
+ * @vi: filled in, as mvfs_store_view() does
+ *
+ * Return: 0, or -ENOENT with a message.
+ */
+int mvfs_store_view_get(const struct mvfs_store *s, const char *tag,
+			struct mvfs_view_info *vi)
+{
+	int i = mvfs_view_find(s, tag);
+
+	if (i < 0)
+		return mvfs_err(-ENOENT, "no view \"%s\"", tag);
+	mvfs_store_view(s, i, vi);
+	return 0;
 }
 
 static int mvfs_view_check(const struct mvfs_store *s,
@@ -93,17 +95,7 @@ static int mvfs_view_check(const struct mvfs_store *s,
 	if (vi->mode > 0777)
 		return mvfs_err(-EINVAL, "bad mode %o: permission bits only",
 				vi->mode);
-	switch (vi->select) {
-	case MVFS_SEL_REV:
-		return mvfs_check_rev(s, vi->rev);
-	case MVFS_SEL_LABEL:
-		if (!mvfs_store_label_rev(s, vi->label))
-			return mvfs_err(-ENOENT, "no label \"%s\"", vi->label);
-		return 0;
-	case MVFS_SEL_LATEST:
-		return 0;
-	}
-	return mvfs_err(-EINVAL, "bad selection %d", vi->select);
+	return mvfs_store_spec_check(s, vi->cs);
 }
 
 /* Private areas, format 2: views/TAG/{upper,work}, root's alone. */
@@ -201,39 +193,59 @@ static int mvfs_view_area_new(struct mvfs_store *s, const char *tag)
 	return err;
 }
 
-/* Commit a new view record. */
-static int mvfs_view_add(struct mvfs_store *s, const struct mvfs_view_info *vi)
+/* Grow the views and their specs by one, zeroed. */
+static int mvfs_views_grow(struct mvfs_store *s)
 {
-	struct mvfs_view_disk *views, *v;
-	int err;
+	struct mvfs_view3_disk *views;
+	char **specs;
 
 	views = realloc(s->views, (s->nviews + 1) * sizeof(*views));
-	if (!views)
+	if (views)
+		s->views = views;
+	specs = realloc(s->specs, (s->nviews + 1) * sizeof(*specs));
+	if (specs)
+		s->specs = specs;
+	if (!views || !specs)
 		return mvfs_err(-ENOMEM, "out of memory");
-	s->views = views;
-	v = &views[s->nviews];
-	memset(v, 0, sizeof(*v));
+	memset(&views[s->nviews], 0, sizeof(*views));
+	specs[s->nviews] = NULL;
+	return 0;
+}
+
+/* Commit a new view record, its spec in the pack (format 3). */
+static int mvfs_view_add(struct mvfs_store *s, const struct mvfs_view_info *vi)
+{
+	struct mvfs_view3_disk *v;
+	int err;
+
+	err = mvfs_views_grow(s);
+	if (err)
+		return err;
+	v = &s->views[s->nviews];
 	mvfs_name_field_set(v->tag, vi->tag);
-	if (vi->select == MVFS_SEL_LABEL)
-		mvfs_name_field_set(v->label, vi->label);
-	if (vi->select == MVFS_SEL_REV)
-		v->rev = htole64(vi->rev);
-	v->select = htole32(vi->select);
 	v->uid = htole32(vi->uid);
 	v->gid = htole32(vi->gid);
 	v->mode = htole32(vi->mode);
+	s->specs[s->nviews] = strdup(vi->cs);
+	if (!s->specs[s->nviews])
+		return mvfs_err(-ENOMEM, "out of memory");
+	err = s->format >= 3 ? mvfs_spec_store(s, vi->cs, v) : 0;
 	s->nviews++;
-	err = mvfs_state_write(s);
-	if (err)
+	if (!err)
+		err = s->format >= 3 ? mvfs_commit_built(s, false) :
+				       mvfs_state_write(s);
+	if (err) {
 		s->nviews--;
+		free(s->specs[s->nviews]);
+	}
 	return err;
 }
 
 /**
  * mvfs_store_add_view - make a view, and its private area (format 2)
  * @s: a store open for writing
- * @vi: the view; its tag must be new, and the revision or label it
- *	selects must exist
+ * @vi: the view; its tag must be new, and its spec valid (what it names
+ *	exists)
  *
  * The area is made, and made durable, before the view's record is
  * committed: a crash leaves an area of no view, which the next mkview of
@@ -270,23 +282,29 @@ int mvfs_store_add_view(struct mvfs_store *s, const struct mvfs_view_info *vi)
  */
 int mvfs_store_remove_view(struct mvfs_store *s, const char *tag)
 {
-	struct mvfs_view_disk gone;
+	struct mvfs_view3_disk gone;
 	int i = mvfs_view_find(s, tag), err;
+	char *spec;
 	size_t after;
 
 	if (i < 0)
 		return mvfs_err(-ENOENT, "no view \"%s\"", tag);
 	gone = s->views[i];
-	after = (s->nviews - i - 1) * sizeof(gone);
-	memmove(&s->views[i], &s->views[i + 1], after);
+	spec = s->specs[i];
+	after = s->nviews - i - 1;
+	memmove(&s->views[i], &s->views[i + 1], after * sizeof(gone));
+	memmove(&s->specs[i], &s->specs[i + 1], after * sizeof(spec));
 	s->nviews--;
 	err = mvfs_state_write(s);
 	if (err) {
-		memmove(&s->views[i + 1], &s->views[i], after);
+		memmove(&s->views[i + 1], &s->views[i], after * sizeof(gone));
+		memmove(&s->specs[i + 1], &s->specs[i], after * sizeof(spec));
 		s->views[i] = gone;
+		s->specs[i] = spec;
 		s->nviews++;
 		return err;
 	}
+	free(spec);
 	if (s->format >= 2)
 		mvfs_view_area_remove(s, tag);
 	return 0;

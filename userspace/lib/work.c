@@ -26,6 +26,7 @@
 #define MVFS_WO_MSG		0x1	/* -m MSG */
 #define MVFS_WO_RM		0x2	/* --rm */
 #define MVFS_WO_RESERVED	0x4	/* --reserved */
+#define MVFS_WO_FROM		0x8	/* --from BRANCH|REV, required */
 
 struct mvfs_wcmd {
 	const char	*name;
@@ -189,26 +190,20 @@ static int mvfs_w_view(struct mvfs_wctx *w, const char *vtag, char **args,
 /* Open the store and find the view in it. */
 static int mvfs_w_open(struct mvfs_wctx *w, bool write)
 {
-	unsigned int i;
 	int err;
 
 	err = mvfs_store_open(w->wc->store, write, &w->s);
-	if (err)
-		return err;
-	for (i = 0; i < mvfs_store_nviews(w->s); i++) {
-		mvfs_store_view(w->s, i, &w->vi);
-		if (!strcmp(w->vi.tag, w->tag)) {
-			w->rev = mvfs_store_view_rev(w->s, &w->vi);
-			return 0;
-		}
-	}
-	return mvfs_err(-ENOENT, "no view \"%s\"", w->tag);
+	if (!err)
+		err = mvfs_store_view_get(w->s, w->tag, &w->vi);
+	if (!err)
+		err = mvfs_sel_make(w->s, w->vi.cs, &w->sel);
+	return err;
 }
 
 /* lsco, lsprivate, diff: read the view's private area. */
 static int mvfs_w_read(struct mvfs_wctx *w, struct mvfs_priv *p)
 {
-	return mvfs_priv_read(w->s, w->wc->store, w->tag, w->rev, p);
+	return mvfs_priv_read(w->s, w->wc->store, w->tag, &w->sel, p);
 }
 
 static int mvfs_w_lsco(struct mvfs_wctx *w)
@@ -254,8 +249,15 @@ static int mvfs_w_lsprivate(struct mvfs_wctx *w)
 	return 0;
 }
 
-/* Mark CH, view-private, an element; its view-private parents too. */
-static int mvfs_w_mark(struct mvfs_priv *p, struct mvfs_change *ch)
+/**
+ * mvfs_w_mark - make view-private @ch an element, its view-private
+ *	parents too
+ * @p: the private area, read
+ * @ch: an entry of it
+ *
+ * Return: 0, or -errno with a message.
+ */
+int mvfs_w_mark(struct mvfs_priv *p, struct mvfs_change *ch)
 {
 	struct mvfs_change *up;
 	char *dir, *slash;
@@ -405,6 +407,7 @@ static const struct mvfs_wcmd mvfs_wcmds[] = {
 	{ "uncheckout", mvfs_w_uncheckout, MVFS_WO_RM, true, 1, INT_MAX },
 	{ "checkout", mvfs_w_checkout, MVFS_WO_RESERVED, true, 1, 1 },
 	{ "unreserve", mvfs_w_unreserve, 0, true, 1, 1 },
+	{ "merge", mvfs_w_merge, MVFS_WO_FROM, true, 0, INT_MAX },
 	{ }
 };
 
@@ -417,6 +420,7 @@ static int mvfs_w_opts(struct mvfs_wctx *w, const struct mvfs_wcmd *cmd,
 		{ "message", required_argument, NULL, 'm' },
 		{ "rm", no_argument, NULL, 'r' },
 		{ "reserved", no_argument, NULL, 'R' },
+		{ "from", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -425,7 +429,8 @@ static int mvfs_w_opts(struct mvfs_wctx *w, const struct mvfs_wcmd *cmd,
 
 	while ((opt = getopt_long(argc, argv, ":hv:m:", opts, NULL)) != -1) {
 		need = opt == 'm' ? MVFS_WO_MSG : opt == 'r' ? MVFS_WO_RM :
-		       opt == 'R' ? MVFS_WO_RESERVED : 0;
+		       opt == 'R' ? MVFS_WO_RESERVED :
+		       opt == 'f' ? MVFS_WO_FROM : 0;
 		if (opt == 'h') {
 			mvfs_w_usage(w->wc, stdout);
 			return 0;
@@ -440,6 +445,7 @@ static int mvfs_w_opts(struct mvfs_wctx *w, const struct mvfs_wcmd *cmd,
 		w->msg = opt == 'm' ? optarg : w->msg;
 		w->rm |= opt == 'r';
 		w->reserved |= opt == 'R';
+		w->from = opt == 'f' ? optarg : w->from;
 	}
 	if (argc - optind < cmd->min)
 		return mvfs_w_bad(w->wc, "missing operand", NULL);
@@ -449,6 +455,8 @@ static int mvfs_w_opts(struct mvfs_wctx *w, const struct mvfs_wcmd *cmd,
 		return mvfs_w_bad(w->wc, "-m MSG is required", NULL);
 	if ((cmd->opts & MVFS_WO_RESERVED) && !w->reserved)
 		return mvfs_w_bad(w->wc, "give --reserved", NULL);
+	if ((cmd->opts & MVFS_WO_FROM) && !w->from)
+		return mvfs_w_bad(w->wc, "--from BRANCH|REV is required", NULL);
 	return -1;
 }
 
@@ -484,6 +492,7 @@ int mvfs_work_run(const struct mvfs_work_cmd *wc, int argc, char **argv)
 		ret = mvfs_w_fail(&w, ret);
 	else if (!ret)
 		ret = cmd->run(&w);
+	mvfs_sel_free(&w.sel);
 	if (w.s)
 		mvfs_store_close(w.s);
 	for (i = 0; i < w.npaths; i++)

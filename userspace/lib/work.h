@@ -2,14 +2,16 @@
 /*
  * work.h: the commands of work in a view: lsco, lsprivate, mkelem, diff
  * (work.c), checkin, uncheckout, checkout --reserved and unreserve
- * (work_ci.c).  mvfs.c dispatches them through mvfs_work_run().
+ * (work_ci.c), merge (merge.c, merge_apply.c).  mvfs.c dispatches them through mvfs_work_run().
  */
 #ifndef MVFS_WORK_H
 #define MVFS_WORK_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <linux/types.h>
 #include "priv.h"
+#include "select.h"
 #include "store.h"
 
 /* What the command line gave: mvfs.c fills it in. */
@@ -35,13 +37,14 @@ struct mvfs_wctx {
 	const struct mvfs_work_cmd	*wc;
 	char			tag[MVFS_NAME_MAX + 1];
 	struct mvfs_view_info	vi;
-	__u64			rev;	/* the revision the view selects */
+	struct mvfs_sel		sel;	/* what the view selects */
 	struct mvfs_store	*s;
 	char			**paths;	/* element paths */
 	int			npaths;
 	const char		*msg;		/* -m */
 	bool			rm;		/* --rm */
 	bool			reserved;	/* --reserved */
+	const char		*from;		/* --from */
 };
 
 int mvfs_w_fail(struct mvfs_wctx *w, int err);
@@ -51,5 +54,10 @@ int mvfs_w_checkin(struct mvfs_wctx *w);
 int mvfs_w_uncheckout(struct mvfs_wctx *w);
 int mvfs_w_checkout(struct mvfs_wctx *w);
 int mvfs_w_unreserve(struct mvfs_wctx *w);
+int mvfs_w_mark(struct mvfs_priv *p, struct mvfs_change *ch);
+int mvfs_copy_file(const char *src, const char *dst, int flags, mode_t mode);
+
+/* merge.c */
+int mvfs_w_merge(struct mvfs_wctx *w);
 
 #endif /* MVFS_WORK_H */

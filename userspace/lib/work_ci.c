@@ -28,26 +28,27 @@ int mvfs_w_checkin(struct mvfs_wctx *w)
 {
 	struct mvfs_checkin ci = {
 		.s = w->s, .store_dir = w->wc->store,
-		.vmnt = w->wc->view_root, .tag = w->tag,
+		.vmnt = w->wc->view_root, .tag = w->tag, .sel = &w->sel,
 	};
 	int err;
 
-	if (w->vi.select != MVFS_SEL_LATEST) {
-		err = mvfs_err(-EROFS, "view %s selects revision %llu: %s",
-			       w->tag, w->rev,
-			       "check in from a view that selects the newest revision");
-		return mvfs_w_fail(w, err);
-	}
-	err = mvfs_priv_read(w->s, w->wc->store, w->tag, w->rev, &ci.p);
+	err = mvfs_priv_read(w->s, w->wc->store, w->tag, &w->sel, &ci.p);
 	if (!err)
 		err = mvfs_checkin_select(&ci, w->paths, w->npaths);
+	if (!err)
+		err = mvfs_checkin_target(&ci);
 	if (!err)
 		err = mvfs_checkin_check(&ci);
 	if (!err)
 		err = mvfs_checkin_commit(&ci, w->msg);
 	if (!err) {
+		if (ci.place.from)
+			printf("branch %s made from revision %llu\n",
+			       ci.place.branch, ci.place.from);
 		printf("revision %llu\n", ci.rev);
 		fflush(stdout);
+		if (ci.place.merge)
+			mvfs_merge_done(w->wc->store, w->tag);
 		err = mvfs_checkin_retire(&ci);
 	}
 	if (ci.stale)
@@ -58,8 +59,17 @@ int mvfs_w_checkin(struct mvfs_wctx *w)
 	return err ? mvfs_w_fail(w, err) : 0;
 }
 
-/* Copy private file SRC to the view as DST, a new view-private file. */
-static int mvfs_w_copy(const char *src, const char *dst)
+/**
+ * mvfs_copy_file - copy file @src's bytes into @dst
+ * @src: the file read
+ * @dst: the file written, opened with O_CREAT and @flags (O_EXCL: a new
+ *	file; O_TRUNC: replace what an existing one holds)
+ * @flags: O_EXCL or O_TRUNC
+ * @mode: the permission bits @dst ends with
+ *
+ * Return: 0, or -errno with a message.
+ */
+int mvfs_copy_file(const char *src, const char *dst, int flags, mode_t mode)
 {
 	char buf[65536];
 	ssize_t n = 0;
@@ -68,19 +78,19 @@ static int mvfs_w_copy(const char *src, const char *dst)
 	in = open(src, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return mvfs_err(-errno, "%s: %s", src, strerror(errno));
-	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (out < 0) {
+	out = open(dst, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | flags,
+		   mode & 07777);
+	if (out < 0)
 		err = mvfs_err(-errno, "%s: %s", dst, strerror(errno));
-		goto out_in;
-	}
 	while (!err && (n = read(in, buf, sizeof(buf))) > 0)
 		if (write(out, buf, n) != n)
 			err = mvfs_err(-EIO, "%s: %s", dst, strerror(errno));
 	if (!err && n < 0)
 		err = mvfs_err(-errno, "%s: %s", src, strerror(errno));
-	if (close(out) && !err)
+	if (out >= 0 && !err && fchmod(out, mode & 07777))
 		err = mvfs_err(-errno, "%s: %s", dst, strerror(errno));
-out_in:
+	if (out >= 0 && close(out) && !err)
+		err = mvfs_err(-errno, "%s: %s", dst, strerror(errno));
 	close(in);
 	return err;
 }
@@ -102,7 +112,7 @@ static int mvfs_w_keep(struct mvfs_wctx *w, const struct mvfs_change *ch)
 		err = lstat(dst, &st) ? 0 : -EEXIST;
 	}
 	if (!err)
-		err = mvfs_w_copy(ch->upath, dst);
+		err = mvfs_copy_file(ch->upath, dst, O_EXCL, 0644);
 	else
 		err = mvfs_err(err, "%s.keep: too many kept copies", ch->path);
 	if (!err)
@@ -127,7 +137,8 @@ static int mvfs_w_drop(struct mvfs_wctx *w, struct mvfs_change *ch)
 		err = mvfs_w_keep(w, ch);
 	if (!err)
 		err = mvfs_priv_retire(w->wc->view_root, w->tag, ch->path, 0,
-				       w->rev, MVFS_PRIV_FORCE);
+				       mvfs_sel_rev(&w->sel, ch->path),
+				       MVFS_PRIV_FORCE);
 	return err;
 }
 
@@ -169,7 +180,7 @@ int mvfs_w_uncheckout(struct mvfs_wctx *w)
 	bool any = false;
 	int i, err;
 
-	err = mvfs_priv_read(w->s, w->wc->store, w->tag, w->rev, &p);
+	err = mvfs_priv_read(w->s, w->wc->store, w->tag, &w->sel, &p);
 	if (!err)
 		err = mvfs_resv_read(w->wc->store, &r);
 	for (i = 0; !err && i < w->npaths; i++) {
@@ -193,16 +204,16 @@ int mvfs_w_uncheckout(struct mvfs_wctx *w)
  */
 int mvfs_w_checkout(struct mvfs_wctx *w)
 {
+	__u64 rev = mvfs_sel_rev(&w->sel, w->paths[0]);
 	struct mvfs_entry_info e;
 	struct mvfs_resv r;
 	const char *holder;
 	int err;
 
-	err = w->rev ? mvfs_store_lookup(w->s, w->rev, w->paths[0], &e) :
-		       -ENOENT;
+	err = rev ? mvfs_store_lookup(w->s, rev, w->paths[0], &e) : -ENOENT;
 	if (err == -ENOENT || err == -ENOTDIR || !*w->paths[0])
 		return mvfs_w_fail(w, mvfs_err(-ENOENT, "%s: no element there in revision %llu",
-					      w->paths[0], w->rev));
+					      w->paths[0], rev));
 	if (!err)
 		err = mvfs_resv_read(w->wc->store, &r);
 	if (err)

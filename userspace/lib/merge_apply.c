@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * merge_apply.c: what one element that the source changed since the
+ * common ancestor becomes in the view.  The view's side is what the view
+ * shows now (/view/TAG/PATH: its own changes over what its spec selects).
+ *
+ *  - unchanged in the view: it takes the source's side (written, made,
+ *    or removed through the view; a new element is made one by mkelem);
+ *  - changed in the view the same way as on the source: nothing to do;
+ *  - a text file changed on both sides: diff3 -m (Debian's diffutils)
+ *    merges the lines; conflicts are left marked in the file, listed;
+ *  - anything else changed on both sides (binary files, a type change,
+ *    a removal against a change) is listed and left as the view has it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include "err.h"
+#include "merge.h"
+#include "store_int.h"
+
+#define MVFS_MERGE_SNIFF	8000	/* bytes read for a NUL: binary */
+
+/* The object file holding the content of file E. */
+static char *mvfs_obj_file(struct mvfs_merge *m, const struct mvfs_entry_info *e)
+{
+	char obj[MVFS_OBJ_PATH_LEN], *p;
+
+	if (!e->ref)
+		return strdup("/dev/null");
+	mvfs_object_path(obj, e->ref);
+	if (asprintf(&p, "%s/%s", m->w->wc->store, obj) < 0)
+		return NULL;
+	return p;
+}
+
+/* Do files A and B hold the same bytes? */
+static bool mvfs_files_same(const char *a, const char *b)
+{
+	char x[16384], y[16384];
+	ssize_t n, k;
+	bool same = false;
+	int fa, fb;
+
+	fa = open(a, O_RDONLY | O_CLOEXEC);
+	fb = open(b, O_RDONLY | O_CLOEXEC);
+	while (fa >= 0 && fb >= 0) {
+		n = read(fa, x, sizeof(x));
+		k = read(fb, y, sizeof(y));
+		if (n != k || n < 0 || memcmp(x, y, n))
+			break;
+		if (!n) {
+			same = true;
+			break;
+		}
+	}
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	return same;
+}
+
+/* Does FILE look binary (a NUL in its first bytes)? */
+static bool mvfs_is_binary(const char *file)
+{
+	char buf[MVFS_MERGE_SNIFF];
+	ssize_t n = -1;
+	int fd;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf));
+		close(fd);
+	}
+	return n > 0 && memchr(buf, '\0', n);
+}
+
+/* Is the view's VPATH (lstat in ST, OURS 0 if absent) what E is? */
+static bool mvfs_view_is(struct mvfs_merge *m, const char *vpath, bool ours,
+			 const struct stat *st, const struct mvfs_entry_info *e)
+{
+	char *obj, *target, link[4097];
+	ssize_t n;
+	bool same;
+
+	if (!e || !ours)
+		return !e && !ours;
+	if ((st->st_mode & S_IFMT) != (e->mode & S_IFMT))
+		return false;
+	if (S_ISDIR(e->mode))
+		return true;
+	if (S_ISLNK(e->mode)) {
+		n = readlink(vpath, link, sizeof(link) - 1);
+		target = malloc(e->size + 1);
+		same = n == (ssize_t)e->size && target &&
+		       !mvfs_store_readlink(m->w->s, e, target) &&
+		       !memcmp(link, target, n);
+		free(target);
+		return same;
+	}
+	if ((__u64)st->st_size != e->size)
+		return false;
+	obj = mvfs_obj_file(m, e);
+	same = obj && mvfs_files_same(vpath, obj);
+	free(obj);
+	return same;
+}
+
+/* Remember PATH, written where the view had no element, for mkelem. */
+static int mvfs_merge_added(struct mvfs_merge *m, const char *path)
+{
+	char **v = realloc(m->added, (m->nadded + 1) * sizeof(*v));
+
+	if (!v)
+		return mvfs_err(-ENOMEM, "out of memory");
+	m->added = v;
+	v[m->nadded] = strdup(path);
+	return v[m->nadded++] ? 0 : mvfs_err(-ENOMEM, "out of memory");
+}
+
+static int mvfs_write_entry(struct mvfs_merge *m, const char *vpath,
+			    const struct mvfs_entry_info *e);
+
+/* Make directory VPATH and everything in tree E under it. */
+static int mvfs_write_dir(struct mvfs_merge *m, const char *vpath,
+			  const struct mvfs_entry_info *e)
+{
+	struct mvfs_entry_info *v = NULL;
+	char *sub;
+	__u64 i;
+	int err;
+
+	if (mkdir(vpath, e->mode & 07777) && errno != EEXIST)
+		return mvfs_err(-errno, "%s: %s", vpath, strerror(errno));
+	err = mvfs_store_list(m->w->s, e, &v);
+	for (i = 0; !err && i < e->size; i++) {
+		if (asprintf(&sub, "%s/%s", vpath, v[i].name) < 0)
+			return mvfs_err(-ENOMEM, "out of memory");
+		err = mvfs_write_entry(m, sub, &v[i]);
+		free(sub);
+	}
+	mvfs_store_list_free(v, v ? e->size : 0);
+	return err;
+}
+
+/*
+ * Write element E at VPATH in the view, where nothing is, and remember
+ * it (and all it holds) for mkelem.
+ */
+static int mvfs_write_entry(struct mvfs_merge *m, const char *vpath,
+			    const struct mvfs_entry_info *e)
+{
+	size_t top = strlen(m->w->wc->view_root) + strlen(m->w->tag) + 2;
+	char *src, *target;
+	int err;
+
+	err = mvfs_merge_added(m, vpath + top);
+	if (err)
+		return err;
+	if (S_ISDIR(e->mode))
+		return mvfs_write_dir(m, vpath, e);
+	if (S_ISLNK(e->mode)) {
+		target = malloc(e->size + 1);
+		if (!target)
+			return mvfs_err(-ENOMEM, "out of memory");
+		err = mvfs_store_readlink(m->w->s, e, target);
+		if (!err && symlink(target, vpath))
+			err = mvfs_err(-errno, "%s: %s", vpath, strerror(errno));
+		free(target);
+		return err;
+	}
+	src = mvfs_obj_file(m, e);
+	if (!src)
+		return mvfs_err(-ENOMEM, "out of memory");
+	err = mvfs_copy_file(src, vpath, O_TRUNC, e->mode);
+	free(src);
+	return err;
+}
+
+/* The view's side is the ancestor's: take the source's side T. */
+static int mvfs_merge_take(struct mvfs_merge *m, const char *path,
+			   const char *vpath, bool ours, const struct stat *st,
+			   const struct mvfs_entry_info *t)
+{
+	char *src;
+	int err = 0;
+
+	if (ours && (!t || !S_ISREG(t->mode) || !S_ISREG(st->st_mode)))
+		err = mvfs_remove_tree(AT_FDCWD, vpath);
+	if (err)
+		return mvfs_err(err, "%s: %s", vpath, strerror(-err));
+	m->changed++;
+	if (!t) {
+		printf("removed %s\n", path);
+		return 0;
+	}
+	printf("took %s from revision %llu\n", path, m->src);
+	if (ours && S_ISREG(t->mode) && S_ISREG(st->st_mode)) {
+		src = mvfs_obj_file(m, t);
+		err = src ? mvfs_copy_file(src, vpath, O_TRUNC, t->mode) :
+			    mvfs_err(-ENOMEM, "out of memory");
+		free(src);
+		return err;
+	}
+	return mvfs_write_entry(m, vpath, t);
+}
+
+static int mvfs_merge_conflict(struct mvfs_merge *m, const char *path,
+			       const char *why)
+{
+	m->conflicts++;
+	printf("conflict %s: %s; left as the view has it\n", path, why);
+	return 0;
+}
+
+/* Run diff3 -m OURS BASE THEIRS with its output into OUT: its status. */
+static int mvfs_run_diff3(struct mvfs_merge *m, const char *path,
+			  const char *files[3], int out)
+{
+	char lv[80], lt[80];
+	int status;
+	pid_t pid;
+
+	snprintf(lv, sizeof(lv), "view %s", m->w->tag);
+	snprintf(lt, sizeof(lt), "%s (revision %llu)", m->srcname, m->src);
+	pid = fork();
+	if (pid < 0)
+		return mvfs_err(-errno, "fork: %s", strerror(errno));
+	if (!pid) {
+		dup2(out, 1);
+		execlp("diff3", "diff3", "-m", "-L", lv, "-L", "ancestor",
+		       "-L", lt, files[0], files[1], files[2], (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return mvfs_err(-errno, "waitpid: %s", strerror(errno));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) > 1)
+		return mvfs_err(-EIO, "%s: diff3 failed (status %d)", path,
+				WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return WEXITSTATUS(status);
+}
+
+/* Both sides changed text file PATH: merge the lines into the view. */
+static int mvfs_merge_text(struct mvfs_merge *m, const char *path,
+			   const char *vpath, const struct stat *st,
+			   const struct mvfs_entry_info *b,
+			   const struct mvfs_entry_info *t)
+{
+	char tmp[] = "/tmp/mvfs-merge.XXXXXX";
+	char *base = mvfs_obj_file(m, b), *theirs = mvfs_obj_file(m, t);
+	const char *files[3] = { vpath, base, theirs };
+	int fd = -1, ret, err;
+
+	if (!base || !theirs) {
+		ret = mvfs_err(-ENOMEM, "out of memory");
+		goto out;
+	}
+	if (mvfs_is_binary(vpath) || mvfs_is_binary(base) ||
+	    mvfs_is_binary(theirs)) {
+		ret = mvfs_merge_conflict(m, path, "binary, changed on both sides");
+		goto out;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		ret = mvfs_err(-errno, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	ret = mvfs_run_diff3(m, path, files, fd);
+	if (ret < 0)
+		goto out;
+	err = mvfs_copy_file(tmp, vpath, O_TRUNC, st->st_mode);
+	m->changed++;
+	if (!err && ret)
+		mvfs_merge_conflict(m, path,
+				    "both changed the same lines (marked in the file)");
+	else if (!err)
+		printf("merged %s\n", path);
+	ret = err;
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
+	}
+	free(base);
+	free(theirs);
+	return ret;
+}
+
+/**
+ * mvfs_merge_elem - merge element @path, changed on the source
+ * @m: the merge
+ * @path: its element path
+ * @b: it in the common ancestor, NULL if absent
+ * @t: it in the source, NULL if absent
+ *
+ * Return: 0 (a conflict is counted, not an error), or -errno.
+ */
+int mvfs_merge_elem(struct mvfs_merge *m, const char *path,
+		    const struct mvfs_entry_info *b,
+		    const struct mvfs_entry_info *t)
+{
+	struct stat st;
+	char *vpath;
+	bool ours;
+	int err = 0;
+
+	if (asprintf(&vpath, "%s/%s/%s", m->w->wc->view_root, m->w->tag,
+		     path) < 0)
+		return mvfs_err(-ENOMEM, "out of memory");
+	ours = !lstat(vpath, &st);
+	if (!ours && errno != ENOENT)
+		err = mvfs_err(-errno, "%s: %s", vpath, strerror(errno));
+	else if (mvfs_view_is(m, vpath, ours, &st, b))
+		err = mvfs_merge_take(m, path, vpath, ours, &st, t);
+	else if (mvfs_view_is(m, vpath, ours, &st, t))
+		;	/* the same change on both sides */
+	else if (!t || !ours)
+		err = mvfs_merge_conflict(m, path, t ?
+					  "removed in the view, changed on the source" :
+					  "removed on the source, changed in the view");
+	else if (b && S_ISREG(b->mode) && S_ISREG(t->mode) &&
+		 S_ISREG(st.st_mode))
+		err = mvfs_merge_text(m, path, vpath, &st, b, t);
+	else
+		err = mvfs_merge_conflict(m, path,
+					  "changed on both sides (type, symlink or added twice)");
+	free(vpath);
+	return err;
+}
