@@ -3,8 +3,9 @@
  * store.c: opening a store (checking it, locking it, trimming what an
  * interrupted change left), closing it, and making a new one.
  *
- * A store opened for writing is locked (flock on its directory) for as
- * long as it is open, so that two commands never commit over each other.
+ * A store opened for writing is locked (an fcntl lock on its file "lock",
+ * lock.c) for as long as it is open, so that two commands never commit
+ * over each other, on one machine or on several sharing it over NFS.
  * Readers take no lock: the state file is replaced by rename(), and the
  * bytes it commits never change afterwards.
  *
@@ -79,6 +80,7 @@ struct mvfs_store *mvfs_store_alloc(const char *dir)
 	if (!s->dir)
 		goto out_free;
 	s->dfd = -1;
+	s->lfd = -1;
 	s->pack_fd = -1;
 	s->index_fd = -1;
 	return s;
@@ -275,6 +277,8 @@ void mvfs_store_close(struct mvfs_store *s)
 		close(s->index_fd);
 	if (s->dfd >= 0)
 		close(s->dfd);
+	if (s->lfd >= 0)
+		close(s->lfd);
 	free(s->revs);
 	free(s->labels);
 	free(s->views);
