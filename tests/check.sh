@@ -7,7 +7,8 @@
 #            [-s SUITES] [-B TEST_BIN_DIR]
 #
 # Boots the guest once per suite (default: boot1, then boot2 on the same
-# fresh store image, then the host-side tests of /init and boot.sh, then
+# fresh store image, then two guests sharing a store over NFS (nfs_pair),
+# then the host-side tests of /init and boot.sh, then
 # the harness's own self-tests), streams the results as TAP, scans every
 # console log for kernel reports, runs e2fsck -fn on the store, and ends
 # with "N passed, N failed".  The exit status is non-zero when anything
@@ -66,17 +67,10 @@ scan() {
 	! grep -aE "$reports" "$1" | head -20 | sed 's/^/#   /' | grep .
 }
 
-# boot SUITE STORE: boot the guest on SUITE, stream its TAP, count it.
-boot_suite() {
-	local suite=$1 store=$2 log="$out/console-$1.log" rc p f
-	echo "# booting the guest for $suite (console: $log)"
-	"$top/qemu/boot.sh" -k "$kernel" -i "$initrd" -s "$store" -m check \
-		-b "$suite" -t "$pattern" -r "$run_id" -T "$timeout" -l "$log" |
-		awk -W interactive -v start="$n" -v counts="$out/counts" \
-			-f "$top/tests/tap.awk"
-	rc=${PIPESTATUS[0]}
-	read -r p f < "$out/counts"
-	n=$((n + p + f)) passed=$((passed + p)) failed=$((failed + f))
+# suite_end SUITE LOG RC: count a finished guest: that it ran every test
+# and shut down (boot.sh's status RC), and that LOG holds no kernel report.
+suite_end() {
+	local suite=$1 log=$2 rc=$3
 	case $rc in
 	0)	grep -q '^mvfs-tests-done' "$log"
 		result $? "$suite: the guest ran every test and shut down" ;;
@@ -85,6 +79,87 @@ boot_suite() {
 	esac
 	scan "$log"
 	result $? "$suite: no kernel report (oops, BUG, WARNING, KASAN, lockdep, kmemleak) in the console"
+}
+
+# tap_count: add up what tests/tap.awk wrote to $out/counts.
+tap_count() {
+	local p f
+	read -r p f < "$out/counts"
+	n=$((n + p + f)) passed=$((passed + p)) failed=$((failed + f))
+}
+
+# boot SUITE STORE [BOOT_ARGS...]: boot the guest on SUITE, stream its
+# TAP, count it.
+boot_suite() {
+	local suite=$1 store=$2 log="$out/console-$1.log" rc
+	shift 2
+	echo "# booting the guest for $suite (console: $log)"
+	"$top/qemu/boot.sh" -k "$kernel" -i "$initrd" -s "$store" -m check \
+		-b "$suite" -t "$pattern" -r "$run_id" -T "$timeout" -l "$log" \
+		"$@" |
+		awk -W interactive -v start="$n" -v counts="$out/counts" \
+			-f "$top/tests/tap.awk"
+	rc=${PIPESTATUS[0]}
+	tap_count
+	suite_end "$suite" "$log" "$rc"
+}
+
+# free_port: a TCP port of the host's loopback that nothing listens on.
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 20000))
+		ss -ltn | grep -q ":$p " || break
+	done
+	echo "$p"
+}
+
+# nfs_pair: the two-machine tests.  A server guest (nfs-a) exports a
+# fresh store disk over NFSv4 and runs tests/guest/nfs-a, which serves
+# the client's requests; a client guest (nfs-b) mounts it and runs
+# tests/guest/nfs-b (those PATTERN selects).  A client that leaves
+# /tmp/mvfs-hold-until-killed is killed here once its tests are done,
+# so that the server sees a machine die with its locks held.
+nfs_pair() {
+	local store=$out/nfs-store.img loga=$out/console-nfs-a.log
+	local logb=$out/console-nfs-b.log pidb=$out/nfs-b.pid port pida rca rcb
+	local i watch
+	new_store "$store"
+	rm -f "$pidb" "$loga" "$logb"
+	port=$(free_port)
+	echo "# booting the NFS server nfs-a (console: $loga) and client nfs-b (console: $logb), linked on 127.0.0.1:$port"
+	"$top/qemu/boot.sh" -k "$kernel" -i "$initrd" -s "$store" -m check \
+		-b nfs-a -r "$run_id" -T "$timeout" -l "$loga" \
+		-n server -p "$port" > /dev/null 2>&1 &
+	pida=$!
+	for i in $(seq 150); do
+		ss -ltn | grep -q ":$port " && break
+		sleep 0.2
+	done
+	(
+		for i in $(seq "$timeout"); do
+			[ ! -s "$pidb" ] || kill -0 "$(cat "$pidb")" 2> /dev/null ||
+				break
+			if grep -q '^mvfs-hold-until-killed' "$logb" 2> /dev/null; then
+				echo "# nfs-b: killing the client's QEMU, as its tests asked"
+				kill -9 "$(cat "$pidb")"
+				break
+			fi
+			sleep 1
+		done
+	) &
+	watch=$!
+	boot_suite nfs-b "$store" -n client -p "$port" -P "$pidb"
+	wait "$watch"
+	echo "# waiting for the server nfs-a to finish"
+	wait "$pida"
+	rca=$?
+	awk -v start="$n" -v counts="$out/counts" -f "$top/tests/tap.awk" \
+		< "$loga"
+	tap_count
+	suite_end nfs-a "$loga" "$rca"
+	e2fsck -fn "$store" > "$out/nfs-e2fsck.log" 2>&1
+	result $? "nfs: the shared store's disk passes e2fsck -fn after the boots"
 }
 
 # selftest NAME TIMEOUT EXPECT...: run check.sh on a harness self-test
@@ -253,7 +328,7 @@ run_id=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 default=
 if [ -z "$suites" ]; then
 	default=1
-	suites="boot1 boot2"
+	suites="boot1 boot2 nfs-b"
 fi
 host_tests=
 [ -z "$default" ] || host_tests="host/e2fsck-repair host/e2fsck-refuse host/share-9p"
@@ -282,9 +357,12 @@ fi
 
 new_store "$out/store.img"
 for suite in $run_suites; do
-	boot_suite "$suite" "$out/store.img"
+	case $suite in
+	nfs-b) nfs_pair ;;
+	*) boot_suite "$suite" "$out/store.img" ;;
+	esac
 done
-if [ -n "$default" ] && [ -n "$run_suites" ]; then
+if [ -n "$default" ] && [ -n "${run_suites/ nfs-b/}" ]; then
 	e2fsck -fn "$out/store.img" > "$out/e2fsck.log" 2>&1
 	result $? "the store image passes e2fsck -fn after the boots"
 fi
