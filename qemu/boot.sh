@@ -22,7 +22,9 @@
 # -P writes QEMU's pid to PIDFILE, for a test that kills the machine.
 #
 # Environment: MVFS_ACCEL (tcg), MVFS_MEM (MiB), MVFS_SMP, MVFS_SHARE (a
-# host folder the guest mounts read-only at /share, over virtio-9p; -S too).
+# host folder the guest mounts read-only at /share, over virtio-9p; -S too),
+# MVFS_SERIAL (shell mode: a QEMU -serial device for the console instead of
+# this terminal).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -96,6 +98,10 @@ qemu=(qemu-system-x86_64 -accel "${MVFS_ACCEL:-tcg}" -m "${MVFS_MEM:-2048}"
 [ -z "$pidfile" ] || qemu+=(-pidfile "$pidfile")
 
 if [ "$mode" = shell ]; then
+	# MVFS_SERIAL: the console elsewhere than on this terminal (a QEMU
+	# -serial device: qemu/nodes.sh puts the server's on a TCP port).
+	[ -z "${MVFS_SERIAL:-}" ] ||
+		exec "${qemu[@]}" -display none -monitor none -serial "$MVFS_SERIAL"
 	exec "${qemu[@]}" -nographic
 fi
 

@@ -72,8 +72,9 @@ static void mvfs_holder_write(struct mvfs_store *s)
 	mvfs_holder_self(buf, sizeof(buf) - 1);
 	len = strlen(buf);
 	buf[len++] = '\n';
-	if (!ftruncate(s->lfd, 0))
-		mvfs_pwrite(s->lfd, buf, len, 0);
+	/* Written over the last holder's, then cut: never empty. */
+	if (mvfs_pwrite(s->lfd, buf, len, 0) || ftruncate(s->lfd, len))
+		return;		/* only a hint */
 }
 
 /*
