@@ -11,18 +11,9 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$1 initrd=$2 store=$3
 
-free_port() {
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 20000))
-		ss -ltn | grep -q ":$p " || break
-	done
-	echo "$p"
-}
-
-link=$(free_port)
-console=$(free_port)
-while [ "$console" = "$link" ]; do console=$(free_port); done
+link=$("$top/qemu/free-port.sh")
+console=$("$top/qemu/free-port.sh")
+while [ "$console" = "$link" ]; do console=$("$top/qemu/free-port.sh"); done
 MVFS_SERIAL="telnet:127.0.0.1:$console,server,nowait" \
 	"$top/qemu/boot.sh" -k "$kernel" -i "$initrd" -s "$store" -m shell \
 	-n server -p "$link" &

@@ -69,8 +69,7 @@ table() {
 # bench/run with ROWS=nfs.  Its table goes to $out/table-nfs.txt.
 nfs_boot() {
 	local port server rc
-	port=$((20000 + RANDOM % 20000))
-	while ss -ltn | grep -q ":$port "; do port=$((20000 + RANDOM % 20000)); done
+	port=$("$top/qemu/free-port.sh")
 	rm -f "$out/nfs-store.img"
 	truncate -s "${BENCH_STORE_SIZE:-4G}" "$out/nfs-store.img"
 	mke2fs -q -t ext2 -F "$out/nfs-store.img"

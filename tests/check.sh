@@ -104,16 +104,6 @@ boot_suite() {
 	suite_end "$suite" "$log" "$rc"
 }
 
-# free_port: a TCP port of the host's loopback that nothing listens on.
-free_port() {
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 20000))
-		ss -ltn | grep -q ":$p " || break
-	done
-	echo "$p"
-}
-
 # nfs_pair: the two-machine tests.  A server guest (nfs-a) exports a
 # fresh store disk over NFSv4 and runs tests/guest/nfs-a, which serves
 # the client's requests; a client guest (nfs-b) mounts it and runs
@@ -126,7 +116,7 @@ nfs_pair() {
 	local i watch
 	new_store "$store"
 	rm -f "$pidb" "$loga" "$logb"
-	port=$(free_port)
+	port=$("$top/qemu/free-port.sh")
 	echo "# booting the NFS server nfs-a (console: $loga) and client nfs-b (console: $logb), linked on 127.0.0.1:$port"
 	"$top/qemu/boot.sh" -k "$kernel" -i "$initrd" -s "$store" -m check \
 		-b nfs-a -r "$run_id" -T "$timeout" -l "$loga" \
