@@ -42,6 +42,7 @@
 #include <linux/iversion.h>
 #include <linux/jiffies.h>
 #include <linux/namei.h>
+#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include "mvfs.h"
@@ -153,6 +154,20 @@ static void mvfs_follow_getattr(struct mvfs_sb_info *sbi,
 	revert_creds(old);
 }
 
+/*
+ * Drop the cached pages of the pack from the one that holds its committed
+ * end on: when another machine appended, a page read while it held the
+ * end of the file holds zeros where the new bytes are, and NFS may keep
+ * it (the change attribute of an ext2 server moves in whole seconds).
+ * Pages below hold committed bytes, which never change.  Clean pages
+ * only: one being read now is read from the server anyway.
+ */
+static void mvfs_follow_drop_tail(struct mvfs_sb_info *sbi)
+{
+	invalidate_mapping_pages(sbi->pack->f_mapping,
+				 READ_ONCE(sbi->pack_len) >> PAGE_SHIFT, -1);
+}
+
 static struct mvfs_follow *mvfs_follow_alloc(void)
 {
 	struct mvfs_follow *f = kzalloc(sizeof(*f), GFP_KERNEL);
@@ -188,13 +203,17 @@ struct file *mvfs_follow_open_state(struct mvfs_sb_info *sbi)
 	if (IS_ERR(file))
 		return file;
 	mvfs_follow_getattr(sbi, &sbi->pack->f_path);
+	mvfs_follow_drop_tail(sbi);
 	mvfs_follow_stamp(file, &st);
 	if (!f) {
 		f = mvfs_follow_alloc();
 		if (!f)		/* no following; the next read tries again */
 			return file;
+		f->seen = st;
 		WRITE_ONCE(sbi->follow_next, jiffies + MVFS_FOLLOW_INTERVAL);
+		/* Pairs with mvfs_follow_check(): f is whole when seen. */
 		smp_store_release(&sbi->follow, f);
+		return file;
 	}
 	spin_lock(&f->lock);
 	f->seen = st;
@@ -242,6 +261,7 @@ int mvfs_follow_check(struct super_block *sb, unsigned int flags)
 
 	if (flags & LOOKUP_RCU)
 		return -ECHILD;
+	/* Pairs with mvfs_follow_open_state(). */
 	f = smp_load_acquire(&sbi->follow);
 	if (!f || time_before(jiffies, next) ||
 	    cmpxchg(&sbi->follow_next, next,

@@ -104,52 +104,84 @@ boot_suite() {
 	suite_end "$suite" "$log" "$rc"
 }
 
-# nfs_pair: the two-machine tests.  A server guest (nfs-a) exports a
-# fresh store disk over NFSv4 and runs tests/guest/nfs-a, which serves
-# the client's requests; a client guest (nfs-b) mounts it and runs
-# tests/guest/nfs-b (those PATTERN selects).  A client that leaves
-# /tmp/mvfs-hold-until-killed is killed here once its tests are done,
-# so that the server sees a machine die with its locks held.
-nfs_pair() {
-	local store=$out/nfs-store.img loga=$out/console-nfs-a.log
-	local logb=$out/console-nfs-b.log pidb=$out/nfs-b.pid port pida rca rcb
-	local i watch
-	new_store "$store"
-	rm -f "$pidb" "$loga" "$logb"
+# nfs_boot CLIENT_SUITE STORE: boot two guests on STORE: a server
+# (suite nfs-a: it exports STORE over NFSv4 and runs the client's
+# requests) and a client (CLIENT_SUITE, its tests selected by PATTERN),
+# linked by a QEMU socket on 127.0.0.1.  The client's console may ask
+# the host to kill a machine: "mvfs-kill-server" (the server's QEMU, at
+# once) and "mvfs-hold-until-killed" (its own, once its tests are done).
+nfs_boot() {
+	local suite=$1 store=$2 loga=$out/console-$1-server.log
+	local logb=$out/console-$1.log pida=$out/$1-server.pid
+	local pidb=$out/$1.pid killed=$out/$1-server.killed port server rc i
+	local watch
+	rm -f "$pida" "$pidb" "$killed" "$loga" "$logb"
 	port=$("$top/qemu/free-port.sh")
-	echo "# booting the NFS server nfs-a (console: $loga) and client nfs-b (console: $logb), linked on 127.0.0.1:$port"
+	echo "# booting the NFS server nfs-a (console: $loga) for $suite, linked on 127.0.0.1:$port"
 	"$top/qemu/boot.sh" -k "$kernel" -i "$initrd" -s "$store" -m check \
 		-b nfs-a -r "$run_id" -T "$timeout" -l "$loga" \
-		-n server -p "$port" > /dev/null 2>&1 &
-	pida=$!
+		-n server -p "$port" -P "$pida" > /dev/null 2>&1 &
+	server=$!
 	for i in $(seq 150); do
 		ss -ltn | grep -q ":$port " && break
 		sleep 0.2
 	done
 	(
 		for i in $(seq "$timeout"); do
-			[ ! -s "$pidb" ] || kill -0 "$(cat "$pidb")" 2> /dev/null ||
-				break
+			if [ ! -e "$killed" ] &&
+			   grep -q '^mvfs-kill-server' "$logb" 2> /dev/null; then
+				echo "# $suite: killing the server's QEMU, as the test asked"
+				touch "$killed"
+				kill -9 "$(cat "$pida")"
+			fi
 			if grep -q '^mvfs-hold-until-killed' "$logb" 2> /dev/null; then
-				echo "# nfs-b: killing the client's QEMU, as its tests asked"
+				echo "# $suite: killing the client's QEMU, as its tests asked"
 				kill -9 "$(cat "$pidb")"
 				break
 			fi
+			[ ! -s "$pidb" ] || kill -0 "$(cat "$pidb")" 2> /dev/null ||
+				break
 			sleep 1
 		done
 	) &
 	watch=$!
-	boot_suite nfs-b "$store" -n client -p "$port" -P "$pidb"
-	wait "$watch"
-	echo "# waiting for the server nfs-a to finish"
-	wait "$pida"
-	rca=$?
+	boot_suite "$suite" "$store" -n client -p "$port" -P "$pidb"
+	kill "$watch" 2> /dev/null
+	wait "$watch" 2> /dev/null
+	echo "# waiting for the server of $suite to finish"
+	wait "$server"
+	rc=$?
+	if [ -e "$killed" ]; then
+		[ "$rc" != 0 ] && ! grep -q '^mvfs-tests-done' "$loga"
+		result $? "$suite: the server was killed, as the test asked"
+		scan "$loga"
+		result $? "$suite: no kernel report in the server's console until then"
+		return
+	fi
 	awk -v start="$n" -v counts="$out/counts" -f "$top/tests/tap.awk" \
 		< "$loga"
 	tap_count
-	suite_end nfs-a "$loga" "$rca"
-	e2fsck -fn "$store" > "$out/nfs-e2fsck.log" 2>&1
-	result $? "nfs: the shared store's disk passes e2fsck -fn after the boots"
+	suite_end "$suite: nfs-a" "$loga" "$rc"
+}
+
+# nfs_pair: the two-machine tests.  The client runs tests/guest/nfs-b
+# against a fresh store; then, on another, the server is killed in the
+# middle of the client's import (nfs-crash), and both boot again on that
+# disk (nfs-after) to check the store.
+nfs_pair() {
+	local store=$out/nfs-store.img crash=$out/nfs-crash.img
+	if suite_tests nfs-b | grep -F -- "$pattern" > /dev/null; then
+		new_store "$store"
+		nfs_boot nfs-b "$store"
+		e2fsck -fn "$store" > "$out/nfs-e2fsck.log" 2>&1
+		result $? "nfs: the shared store's disk passes e2fsck -fn after the boots"
+	fi
+	suite_tests nfs-crash | grep -F -- "$pattern" > /dev/null || return
+	new_store "$crash"
+	nfs_boot nfs-crash "$crash"
+	nfs_boot nfs-after "$crash"
+	e2fsck -fn "$crash" > "$out/nfs-crash-e2fsck.log" 2>&1
+	result $? "nfs: the disk of the server killed mid-import passes e2fsck -fn after the next boot"
 }
 
 # selftest NAME TIMEOUT EXPECT...: run check.sh on a harness self-test
@@ -327,7 +359,9 @@ host_tests=
 run_suites= run_host= run_harness=
 for suite in $suites; do
 	# grep reads it all: -q would stop early, and pipefail see SIGPIPE.
-	if suite_tests "$suite" | grep -F -- "$pattern" > /dev/null; then
+	if { suite_tests "$suite"
+	     [ "$suite" != nfs-b ] || suite_tests nfs-crash; } |
+		grep -F -- "$pattern" > /dev/null; then
 		run_suites="$run_suites $suite"
 	fi
 done

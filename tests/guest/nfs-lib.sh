@@ -27,3 +27,10 @@ wait_server() {
 	done
 	return 1
 }
+
+# stuck WHAT: something that should have ended did not: show the blocked
+# tasks' stacks on the console (the run fails on them: a hang is a bug).
+stuck() {
+	not_ok "$1 did not end: the blocked tasks follow"
+	echo w > /proc/sysrq-trigger
+}

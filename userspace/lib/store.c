@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include "err.h"
 #include "store_int.h"
 
@@ -105,6 +107,22 @@ int mvfs_store_lock_dir(struct mvfs_store *s)
 	return s->write ? mvfs_lock_take(s) : 0;
 }
 
+/*
+ * Over NFS, drop what this machine caches of FD (pack, index): they grow
+ * on other machines too, and NFS may keep a page whose tail, past the
+ * end of the file when it was read, was written elsewhere since: the
+ * change attribute of an ext2 server moves in whole seconds.  Committed
+ * bytes never change, so what is read after this is right.  Called once
+ * the writers' lock is held, for writers.
+ */
+static void mvfs_drop_cache(int fd)
+{
+	struct statfs sf;
+
+	if (!fstatfs(fd, &sf) && sf.f_type == NFS_SUPER_MAGIC)
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
 static int mvfs_open_at(struct mvfs_store *s, const char *name, int *fdp)
 {
 	int flags = (s->write ? O_RDWR : O_RDONLY) | O_CLOEXEC;
@@ -117,6 +135,7 @@ static int mvfs_open_at(struct mvfs_store *s, const char *name, int *fdp)
 	if (!S_ISREG(st.st_mode))
 		return mvfs_err(-EIO, "store %s: %s is not a file", s->dir,
 				name);
+	mvfs_drop_cache(*fdp);
 	return 0;
 }
 
