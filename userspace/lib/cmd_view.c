@@ -236,6 +236,8 @@ int mvfs_cmd_rmview(struct mvfs_ctx *c, int argc, char **argv)
 	if (err >= 0)
 		return err;
 	err = mvfs_viewroot_idle(c->view_root, argv[optind]);
+	if (!err)
+		err = mvfs_lease_idle(c->store, argv[optind]);
 	if (err)
 		return mvfs_fail(c, err);
 	err = mvfs_open_rw(c, &s);

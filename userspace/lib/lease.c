@@ -222,6 +222,32 @@ int mvfs_lease_take(const char *store, const char *tag)
 }
 
 /**
+ * mvfs_lease_idle - is view TAG started on no other machine
+ * @store: the store directory
+ * @tag: the view
+ *
+ * For rmview, whose module asks this machine only.
+ *
+ * Return: 0, or -EBUSY with a message naming the machine that has it.
+ */
+int mvfs_lease_idle(const char *store, const char *tag)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char path[4096], host[MVFS_LEASE_MAX];
+	int fd, err = 0;
+
+	mvfs_lease_path(path, sizeof(path), store, tag);
+	mvfs_lease_host(host, sizeof(host));
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (!fcntl(fd, F_OFD_GETLK, &fl) && fl.l_type != F_UNLCK)
+		err = mvfs_lease_busy(fd, tag, host);
+	close(fd);
+	return err;
+}
+
+/**
  * mvfs_lease_drop - let view TAG's lease go, if this machine holds it
  * @store: the store directory
  * @tag: the view

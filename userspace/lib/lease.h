@@ -6,6 +6,7 @@
 #define MVFS_LEASE_H
 
 int mvfs_lease_take(const char *store, const char *tag);
+int mvfs_lease_idle(const char *store, const char *tag);
 void mvfs_lease_drop(const char *store, const char *tag);
 
 #endif /* MVFS_LEASE_H */
