@@ -104,28 +104,29 @@ static bool mvfs_lease_is_holder(long pid)
 }
 
 /*
- * The holder: keeps FD (and so its lock) until it is killed.  Detached
- * from the command's terminal, output and working directory, so that
+ * The holder: keeps FD (and so its lock) as its fd 3 until it is killed.
+ * Detached from the command's terminal, output, working directory and
+ * every other file it had (a socket or a pipe someone reads to its end,
+ * as the caller's stdout: the end of the pipe its parent reads says it
+ * let go of them), so that
  * nothing waits for it and no mount is kept busy but the store's.
  */
-static void mvfs_lease_hold(int fd, int ready)
+static void mvfs_lease_hold(int fd)
 {
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int null;
 
 	setsid();
 	prctl(PR_SET_NAME, MVFS_LEASE_COMM);
-	if (chdir("/"))
-		_exit(1);
-	if (null >= 0) {
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
-	}
 	signal(SIGHUP, SIG_IGN);
-	close(ready);
+	if (chdir("/") || (fd != 3 && dup2(fd, 3) < 0))
+		_exit(1);
+	null = open("/dev/null", O_RDWR);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+	    dup2(null, 2) < 0)
+		_exit(1);
+	close_range(4, ~0U, 0);
 	for (;;)
 		pause();
-	(void)fd;
 }
 
 /* Start the holder of FD's lock; write "HOST PID" into FD.  0/-errno. */
@@ -141,8 +142,7 @@ static int mvfs_lease_spawn(int fd, const char *host)
 	if (pid < 0) {
 		err = -errno;
 	} else if (!pid) {
-		close(pipefd[0]);
-		mvfs_lease_hold(fd, pipefd[1]);
+		mvfs_lease_hold(fd);
 	} else {
 		close(pipefd[1]);
 		pipefd[1] = -1;
@@ -150,7 +150,7 @@ static int mvfs_lease_spawn(int fd, const char *host)
 		if (ftruncate(fd, 0) || pwrite(fd, buf, len, 0) != len ||
 		    fsync(fd))
 			err = -errno;
-		/* Wait for the holder to have let go of our stdout. */
+		/* Wait for the holder to have let go of our files. */
 		if (read(pipefd[0], buf, 1) < 0)
 			err = err ?: -errno;
 		if (err)
