@@ -108,8 +108,8 @@ static bool mvfs_lease_is_holder(long pid)
  * Detached from the command's terminal, output, working directory and
  * every other file it had (a socket or a pipe someone reads to its end,
  * as the caller's stdout: the end of the pipe its parent reads says it
- * let go of them), so that
- * nothing waits for it and no mount is kept busy but the store's.
+ * let go of them), so that nothing waits for it and no mount is kept
+ * busy but the store's.
  */
 static void mvfs_lease_hold(int fd)
 {
