@@ -3,6 +3,7 @@
 # mvfs: the entry points.
 #
 #   make run [CMD='...']   boot the release guest: a shell, or one command
+#   make run NODES=2       two guests sharing one store over NFS: shells
 #   make check [T=...]     boot the debug guest and run the tests
 #   make bench             benchmarks against ext2 (release guest)
 #   make mutate [M=...]    plant known defects in copies of the module and
@@ -87,7 +88,10 @@ BOOT_release = qemu/boot.sh -k $(KDIR_release)/arch/x86/boot/bzImage \
 	-i $(BUILD)/release/initramfs.cpio
 
 run: $(BUILD)/release/initramfs.cpio $(MVFS_STORE)
-ifeq ($(CMD),)
+ifeq ($(NODES),2)
+	@qemu/nodes.sh $(KDIR_release)/arch/x86/boot/bzImage \
+		$(BUILD)/release/initramfs.cpio $(MVFS_STORE)
+else ifeq ($(CMD),)
 	@$(BOOT_release) -s $(MVFS_STORE) -m shell
 else
 	@$(BOOT_release) -s $(MVFS_STORE) -m cmd -T $(TIMEOUT) -c '$(subst ','\'',$(value CMD))'

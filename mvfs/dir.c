@@ -296,6 +296,7 @@ static struct dentry *mvfs_top_lookup(struct inode *dir,
 	struct inode *inode = NULL;
 	struct mvfs_view *v;
 
+	mvfs_follow(dir->i_sb, 0);
 	v = mvfs_view_get(MVFS_SB(dir->i_sb), q->name, q->len);
 	if (v) {
 		inode = mvfs_view_inode(dir->i_sb, v);
@@ -327,6 +328,7 @@ static int mvfs_top_readdir(struct file *file, struct dir_context *ctx)
 	struct mvfs_sb_info *sbi = MVFS_SB(file_inode(file)->i_sb);
 	char tag[MVFS_NAME_MAX + 1];
 
+	mvfs_follow(file_inode(file)->i_sb, 0);
 	if (!dir_emit_dots(file, ctx))
 		return 0;
 	while (mvfs_top_nth(sbi, ctx->pos - 2, tag)) {

@@ -19,6 +19,7 @@
 #define _MVFS_H
 
 #include <linux/fs.h>
+#include <linux/jiffies.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -204,6 +205,8 @@ struct mvfs_sb_info {
 	struct list_head	files;		/* struct mvfs_file, open */
 	struct path		vdir;		/* views/; NULL dentry: read-only */
 	atomic64_t		wgen;		/* gives out write generations */
+	struct mvfs_follow	*follow;	/* follow.c; set once, acquire */
+	unsigned long		follow_next;	/* jiffies; cmpxchg */
 	struct rcu_head		rcu;		/* RCU walk reads sbi */
 };
 
@@ -287,9 +290,31 @@ char *mvfs_store_link(struct mvfs_sb_info *sbi, const struct mvfs_entry *e);
 struct file *mvfs_store_object(struct mvfs_sb_info *sbi,
 			       const struct mvfs_entry *e);
 
+/* follow.c */
+struct file *mvfs_follow_open_state(struct mvfs_sb_info *sbi);
+int mvfs_follow_check(struct super_block *sb, unsigned int flags);
+void mvfs_follow_free(struct mvfs_sb_info *sbi);
+
+/**
+ * mvfs_follow - see whether another machine changed the store, if due
+ * @sb: the mvfs superblock
+ * @flags: the lookup flags of the access
+ *
+ * Costs one comparison until a check is due (follow.c).
+ *
+ * Return: 0, or -ECHILD in RCU walk when a check is due.
+ */
+static inline int mvfs_follow(struct super_block *sb, unsigned int flags)
+{
+	if (time_before(jiffies, READ_ONCE(MVFS_SB(sb)->follow_next)))
+		return 0;
+	return mvfs_follow_check(sb, flags);
+}
+
 /* views.c */
 #define MVFS_DEPTH_MAX	2048	/* path components; PATH_MAX of 1-byte names */
 int mvfs_views_reload(struct super_block *sb);
+int mvfs_views_reload_nowait(struct super_block *sb);
 void mvfs_views_free(struct mvfs_sb_info *sbi);
 struct mvfs_view *mvfs_view_get(struct mvfs_sb_info *sbi, const char *tag,
 				unsigned int len);

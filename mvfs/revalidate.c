@@ -95,6 +95,8 @@ static int mvfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 
 	if (!inode)
 		return 0;
+	if (mvfs_follow(inode->i_sb, flags))
+		return -ECHILD;
 	ei = MVFS_I(inode);
 	v = ei->view;
 	if (ei->by_label &&

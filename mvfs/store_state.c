@@ -389,7 +389,7 @@ struct mvfs_state *mvfs_store_read_state(struct mvfs_sb_info *sbi)
 	u64 size;
 	int err;
 
-	file = mvfs_open(sbi, MVFS_STATE_FILE);
+	file = mvfs_follow_open_state(sbi);
 	if (IS_ERR(file)) {
 		pr_err("store %s: no %s regular file (%ld): not an mvfs store\n",
 		       sbi->store_name, MVFS_STATE_FILE, PTR_ERR(file));

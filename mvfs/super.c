@@ -214,6 +214,7 @@ static void mvfs_kill_sb(struct super_block *sb)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(sb);
 
+	mvfs_follow_free(sbi);
 	kill_anon_super(sb);
 	mvfs_free_sbi(sbi);
 }

@@ -228,19 +228,13 @@ static void mvfs_state_commit(struct mvfs_sb_info *sbi, struct mvfs_state *st)
 	mvfs_state_free(old);
 }
 
-/**
- * mvfs_views_reload - read the store's state again and apply it
- * @sb: the mvfs superblock
- *
- * Takes reg_lock, then state_lock: a view that the new state no longer has
- * loses its registration under reg_lock, so that no holder of reg_lock
- * sees it go.
- *
- * Return: 0; or the error of mvfs_store_read_state() or -ENOMEM, in which
- * case nothing changes: the state, the committed lengths and every view
- * stay as they were.
+/*
+ * Read the store's state again and apply it, with reg_lock, then
+ * state_lock: a view that the new state no longer has loses its
+ * registration under reg_lock, so that no holder of reg_lock sees it go.
+ * Without @wait, only when both locks come at once (-EAGAIN otherwise).
  */
-int mvfs_views_reload(struct super_block *sb)
+static int mvfs_views_do_reload(struct super_block *sb, bool wait)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(sb);
 	struct mvfs_spec **specs;
@@ -249,8 +243,15 @@ int mvfs_views_reload(struct super_block *sb)
 	LIST_HEAD(gone);
 	int err;
 
-	mutex_lock(&sbi->reg_lock);
-	down_write(&sbi->state_lock);
+	if (wait) {
+		mutex_lock(&sbi->reg_lock);
+		down_write(&sbi->state_lock);
+	} else if (!mutex_trylock(&sbi->reg_lock)) {
+		return -EAGAIN;
+	} else if (!down_write_trylock(&sbi->state_lock)) {
+		mutex_unlock(&sbi->reg_lock);
+		return -EAGAIN;
+	}
 	st = mvfs_store_read_state(sbi);
 	if (IS_ERR(st)) {
 		err = PTR_ERR(st);
@@ -271,6 +272,35 @@ out_unlock:
 	mvfs_views_drop(sbi, &gone);
 	mutex_unlock(&sbi->reg_lock);
 	return err;
+}
+
+/**
+ * mvfs_views_reload - read the store's state again and apply it
+ * @sb: the mvfs superblock
+ *
+ * Takes reg_lock, then state_lock.
+ *
+ * Return: 0; or the error of mvfs_store_read_state() or -ENOMEM, in which
+ * case nothing changes: the state, the committed lengths and every view
+ * stay as they were.
+ */
+int mvfs_views_reload(struct super_block *sb)
+{
+	return mvfs_views_do_reload(sb, true);
+}
+
+/**
+ * mvfs_views_reload_nowait - mvfs_views_reload(), if it need not wait
+ * @sb: the mvfs superblock
+ *
+ * For a caller that may hold locks that reg_lock and state_lock nest
+ * outside of (follow.c).
+ *
+ * Return: as mvfs_views_reload(), or -EAGAIN when a lock was taken.
+ */
+int mvfs_views_reload_nowait(struct super_block *sb)
+{
+	return mvfs_views_do_reload(sb, false);
 }
 
 /**

@@ -5,7 +5,7 @@
 #
 #   boot.sh -k BZIMAGE -i INITRAMFS -s STORE_IMG [-m shell|cmd|check]
 #           [-c CMD] [-b SUITE] [-t TESTS] [-r RUN_ID] [-T TIMEOUT]
-#           [-l LOG] [-S DIR]
+#           [-l LOG] [-S DIR] [-n server|client -p PORT] [-P PIDFILE]
 #
 # shell: an interactive shell on this terminal.  cmd: run CMD in the guest,
 # stream its output and exit with its status.  check: run the guest tests
@@ -13,14 +13,24 @@
 # tests/check.sh to read.  Every non-interactive boot has a timeout; a guest
 # that panics reboots, which -no-reboot turns into QEMU's exit.
 #
+# -n makes the guest one node of a two-machine store (the NFS tests, make
+# run NODES=2): a virtio-net link to the other guest over a QEMU socket
+# on the host's loopback, PORT (the server listens, the client connects),
+# and mvfs.node=ROLE on the kernel command line for /init.  A client has
+# no store disk (-s is ignored): it mounts the server's over NFSv4.
+#
+# -P writes QEMU's pid to PIDFILE, for a test that kills the machine.
+#
 # Environment: MVFS_ACCEL (tcg), MVFS_MEM (MiB), MVFS_SMP, MVFS_SHARE (a
-# host folder the guest mounts read-only at /share, over virtio-9p; -S too).
+# host folder the guest mounts read-only at /share, over virtio-9p; -S too),
+# MVFS_SERIAL (shell mode: a QEMU -serial device for the console instead of
+# this terminal).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 mode=shell cmd= suite=boot1 tests= run_id= timeout=0 log= share=${MVFS_SHARE:-}
-kernel= initrd= store=
-while getopts k:i:s:m:c:b:t:r:T:l:S: opt; do
+kernel= initrd= store= node= port= pidfile=
+while getopts k:i:s:m:c:b:t:r:T:l:S:n:p:P: opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	i) initrd=$OPTARG ;;
@@ -33,6 +43,9 @@ while getopts k:i:s:m:c:b:t:r:T:l:S: opt; do
 	T) timeout=$OPTARG ;;
 	l) log=$OPTARG ;;
 	S) share=$OPTARG ;;
+	n) node=$OPTARG ;;
+	p) port=$OPTARG ;;
+	P) pidfile=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -53,7 +66,16 @@ printf '%s\n' "$cmd" > "$work/root/etc/mvfs/cmd"
 	> "$work/boot.cpio"
 cat "$initrd" "$work/boot.cpio" > "$work/initrd.cpio"
 
-drives=(-drive "file=$store,if=virtio,format=raw")
+drives=()
+case $node in
+'')	drives+=(-drive "file=$store,if=virtio,format=raw") ;;
+server)	drives+=(-drive "file=$store,if=virtio,format=raw"
+		 -netdev "socket,id=n0,listen=127.0.0.1:$port"
+		 -device "virtio-net-pci,netdev=n0,mac=52:54:00:00:00:01") ;;
+client)	drives+=(-netdev "socket,id=n0,connect=127.0.0.1:$port"
+		 -device "virtio-net-pci,netdev=n0,mac=52:54:00:00:00:02") ;;
+*)	echo "boot.sh: -n $node: server or client" >&2; exit 2 ;;
+esac
 if [ -n "$share" ]; then
 	[ -d "$share" ] || { echo "boot.sh: MVFS_SHARE=$share: no such directory" >&2; exit 2; }
 	# The folder itself, read-only over virtio-9p: no copy at each boot
@@ -68,12 +90,18 @@ if [ -n "$share" ]; then
 fi
 
 append="console=ttyS0 panic=-1"
+[ -z "$node" ] || append="$append mvfs.node=$node"
 [ "$mode" = check ] || append="$append quiet"
 qemu=(qemu-system-x86_64 -accel "${MVFS_ACCEL:-tcg}" -m "${MVFS_MEM:-2048}"
       -smp "${MVFS_SMP:-2}" -kernel "$kernel" -initrd "$work/initrd.cpio"
       -append "$append" "${drives[@]}" -no-reboot)
+[ -z "$pidfile" ] || qemu+=(-pidfile "$pidfile")
 
 if [ "$mode" = shell ]; then
+	# MVFS_SERIAL: the console elsewhere than on this terminal (a QEMU
+	# -serial device: qemu/nodes.sh puts the server's on a TCP port).
+	[ -z "${MVFS_SERIAL:-}" ] ||
+		exec "${qemu[@]}" -display none -monitor none -serial "$MVFS_SERIAL"
 	exec "${qemu[@]}" -nographic
 fi
 

@@ -6,7 +6,8 @@
 set -euo pipefail
 
 pkgs="linux-source-6.1 qemu-system-x86 busybox-static e2fsprogs bc flex
-bison libelf-dev cpio sparse gcc make libc6-dev patch diffutils"
+bison libelf-dev cpio sparse gcc make libc6-dev patch nfs-kernel-server
+nfs-common diffutils"
 missing=
 for p in $pkgs; do
 	status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) || true
@@ -21,4 +22,6 @@ fi
 echo "deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
+# nfs-kernel-server's tools are for the guests: its service must not start
+# on the host (policy-rc.d says no where there is no init system).
 apt-get install -y -qq $missing

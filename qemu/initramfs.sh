@@ -17,37 +17,53 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,etc/mvfs,proc,sys,dev,tmp,root}
 mkdir -p "$stage"/{lib/modules,var/lib/mvfs,view,vob,share,run,tests/bin}
 cp /bin/busybox "$stage/bin/busybox"
-# copy_host_bin BIN DEST: a dynamically linked Debian binary, with the
-# libraries and the loader that ldd names, at the same paths.
-copy_host_bin() {
-	local libs lib
-	cp "$1" "$stage$2"
-	libs=$(ldd "$1")
+# copy_bin PATH: a host binary at the same path in the guest, with the
+# libraries and the loader that ldd names.  Debian's are dynamically
+# linked; busybox has none of these.
+copy_bin() {
+	local bin=$1 libs lib
+	cp "$bin" "$stage$bin"
+	libs=$(ldd "$bin")
 	if echo "$libs" | grep -q 'not found'; then
-		echo "initramfs.sh: ldd $1: a library is missing:" >&2
+		echo "initramfs.sh: ldd $bin: a library is missing:" >&2
 		echo "$libs" >&2
 		exit 1
 	fi
 	for lib in $(echo "$libs" | grep -o '/[^ ]*'); do
 		mkdir -p "$stage$(dirname "$lib")"
-		cp -L "$lib" "$stage$lib"
+		[ -e "$stage$lib" ] || cp -L "$lib" "$stage$lib"
 	done
 }
-# e2fsck (busybox has none) for /init's check of the store disk.
-e2fsck=$(PATH=/usr/sbin:/sbin:$PATH command -v e2fsck) || {
-	echo "initramfs.sh: no e2fsck on the host: apt-get install e2fsprogs" >&2
-	exit 1
-}
-copy_host_bin "$e2fsck" /sbin/e2fsck
-# diff3 (busybox has none) for mvfs merge, and the GNU diff it runs
-# (busybox's makes only unified diffs): Debian's diffutils.
-for bin in diff3 diff; do
-	[ -x "/usr/bin/$bin" ] || {
-		echo "initramfs.sh: no /usr/bin/$bin: apt-get install diffutils" >&2
+
+# host_bin NAME PACKAGE: the path of the host's NAME, or fail saying
+# which Debian package brings it.
+host_bin() {
+	PATH=/usr/sbin:/sbin:$PATH command -v "$1" || {
+		echo "initramfs.sh: no $1 on the host: apt-get install $2" >&2
 		exit 1
 	}
-	copy_host_bin "/usr/bin/$bin" "/usr/bin/$bin"
+}
+
+# e2fsck for /init's check of the store disk; the NFS server and client
+# (qemu/init, two-guest tests): nfsd's helpers from nfs-kernel-server,
+# mount.nfs from nfs-common, and the files their libraries read.
+copy_bin "$(host_bin e2fsck e2fsprogs)"
+for b in rpc.nfsd rpc.mountd exportfs; do
+	copy_bin "$(host_bin $b nfs-kernel-server)"
 done
+# diff3 (busybox has none) for mvfs merge, and the GNU diff it runs
+# (busybox's makes only unified diffs): Debian's diffutils.
+for b in diff3 diff; do
+	copy_bin "$(host_bin $b diffutils)"
+done
+copy_bin "$(host_bin mount.nfs nfs-common)"
+ln -sf mount.nfs "$stage/usr/sbin/mount.nfs4"
+for f in services protocols netconfig rpc; do
+	cp "/etc/$f" "$stage/etc/$f"
+done
+printf 'passwd: files\ngroup: files\nhosts: files\n' > "$stage/etc/nsswitch.conf"
+printf '127.0.0.1 localhost\n10.0.0.1 nfs-a\n10.0.0.2 nfs-b\n' > "$stage/etc/hosts"
+mkdir -p "$stage/var/lib/nfs" "$stage/run/rpc_pipefs"
 for app in $(/bin/busybox --list-full); do
 	[ -e "$stage/$app" ] || ln -s /bin/busybox "$stage/$app"
 done

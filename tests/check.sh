@@ -7,7 +7,8 @@
 #            [-s SUITES] [-B TEST_BIN_DIR]
 #
 # Boots the guest once per suite (default: boot1, then boot2 on the same
-# fresh store image, then the host-side tests of /init and boot.sh, then
+# fresh store image, then two guests sharing a store over NFS (nfs_pair),
+# then the host-side tests of /init and boot.sh, then
 # the harness's own self-tests), streams the results as TAP, scans every
 # console log for kernel reports, runs e2fsck -fn on the store, and ends
 # with "N passed, N failed".  The exit status is non-zero when anything
@@ -66,17 +67,10 @@ scan() {
 	! grep -aE "$reports" "$1" | head -20 | sed 's/^/#   /' | grep .
 }
 
-# boot SUITE STORE: boot the guest on SUITE, stream its TAP, count it.
-boot_suite() {
-	local suite=$1 store=$2 log="$out/console-$1.log" rc p f
-	echo "# booting the guest for $suite (console: $log)"
-	"$top/qemu/boot.sh" -k "$kernel" -i "$initrd" -s "$store" -m check \
-		-b "$suite" -t "$pattern" -r "$run_id" -T "$timeout" -l "$log" |
-		awk -W interactive -v start="$n" -v counts="$out/counts" \
-			-f "$top/tests/tap.awk"
-	rc=${PIPESTATUS[0]}
-	read -r p f < "$out/counts"
-	n=$((n + p + f)) passed=$((passed + p)) failed=$((failed + f))
+# suite_end SUITE LOG RC: count a finished guest: that it ran every test
+# and shut down (boot.sh's status RC), and that LOG holds no kernel report.
+suite_end() {
+	local suite=$1 log=$2 rc=$3
 	case $rc in
 	0)	grep -q '^mvfs-tests-done' "$log"
 		result $? "$suite: the guest ran every test and shut down" ;;
@@ -85,6 +79,111 @@ boot_suite() {
 	esac
 	scan "$log"
 	result $? "$suite: no kernel report (oops, BUG, WARNING, KASAN, lockdep, kmemleak) in the console"
+}
+
+# tap_count: add up what tests/tap.awk wrote to $out/counts.
+tap_count() {
+	local p f
+	read -r p f < "$out/counts"
+	n=$((n + p + f)) passed=$((passed + p)) failed=$((failed + f))
+}
+
+# boot SUITE STORE [BOOT_ARGS...]: boot the guest on SUITE, stream its
+# TAP, count it.  suite_pattern, when set, selects its tests instead of
+# PATTERN.
+boot_suite() {
+	local suite=$1 store=$2 log="$out/console-$1.log" rc
+	shift 2
+	echo "# booting the guest for $suite (console: $log)"
+	"$top/qemu/boot.sh" -k "$kernel" -i "$initrd" -s "$store" -m check \
+		-b "$suite" -t "${suite_pattern-$pattern}" -r "$run_id" \
+		-T "$timeout" -l "$log" "$@" |
+		awk -W interactive -v start="$n" -v counts="$out/counts" \
+			-f "$top/tests/tap.awk"
+	rc=${PIPESTATUS[0]}
+	tap_count
+	suite_end "$suite" "$log" "$rc"
+}
+
+# nfs_boot CLIENT_SUITE STORE: boot two guests on STORE: a server
+# (suite nfs-a: it exports STORE over NFSv4 and runs the client's
+# requests) and a client (CLIENT_SUITE, its tests selected by PATTERN),
+# linked by a QEMU socket on 127.0.0.1.  The client's console may ask
+# the host to kill a machine: "mvfs-kill-server" (the server's QEMU, at
+# once) and "mvfs-hold-until-killed" (its own, once its tests are done).
+nfs_boot() {
+	local suite=$1 store=$2 loga=$out/console-$1-server.log
+	local logb=$out/console-$1.log pida=$out/$1-server.pid
+	local pidb=$out/$1.pid killed=$out/$1-server.killed port server rc i
+	local watch
+	rm -f "$pida" "$pidb" "$killed" "$loga" "$logb"
+	port=$("$top/qemu/free-port.sh")
+	echo "# booting the NFS server nfs-a (console: $loga) for $suite, linked on 127.0.0.1:$port"
+	"$top/qemu/boot.sh" -k "$kernel" -i "$initrd" -s "$store" -m check \
+		-b nfs-a -r "$run_id" -T "$timeout" -l "$loga" \
+		-n server -p "$port" -P "$pida" > /dev/null 2>&1 &
+	server=$!
+	for i in $(seq 150); do
+		ss -ltn | grep -q ":$port " && break
+		sleep 0.2
+	done
+	(
+		for i in $(seq "$timeout"); do
+			if [ ! -e "$killed" ] &&
+			   grep -q '^mvfs-kill-server' "$logb" 2> /dev/null; then
+				echo "# $suite: killing the server's QEMU, as the test asked"
+				touch "$killed"
+				kill -9 "$(cat "$pida")"
+			fi
+			if grep -q '^mvfs-hold-until-killed' "$logb" 2> /dev/null; then
+				echo "# $suite: killing the client's QEMU, as its tests asked"
+				kill -9 "$(cat "$pidb")"
+				break
+			fi
+			[ ! -s "$pidb" ] || kill -0 "$(cat "$pidb")" 2> /dev/null ||
+				break
+			sleep 1
+		done
+	) &
+	watch=$!
+	boot_suite "$suite" "$store" -n client -p "$port" -P "$pidb"
+	kill "$watch" 2> /dev/null
+	wait "$watch" 2> /dev/null
+	echo "# waiting for the server of $suite to finish"
+	wait "$server"
+	rc=$?
+	if [ -e "$killed" ]; then
+		[ "$rc" != 0 ] && ! grep -q '^mvfs-tests-done' "$loga"
+		result $? "$suite: the server was killed, as the test asked"
+		scan "$loga"
+		result $? "$suite: no kernel report in the server's console until then"
+		return
+	fi
+	awk -v start="$n" -v counts="$out/counts" -f "$top/tests/tap.awk" \
+		< "$loga"
+	tap_count
+	suite_end "$suite: nfs-a" "$loga" "$rc"
+}
+
+# nfs_pair: the two-machine tests.  The client runs tests/guest/nfs-b
+# against a fresh store; then, on another, the server is killed in the
+# middle of the client's import (nfs-crash), and both boot again on that
+# disk (nfs-after) to check the store.
+nfs_pair() {
+	local store=$out/nfs-store.img crash=$out/nfs-crash.img
+	if suite_tests nfs-b | grep -F -- "$pattern" > /dev/null; then
+		new_store "$store"
+		nfs_boot nfs-b "$store"
+		e2fsck -fn "$store" > "$out/nfs-e2fsck.log" 2>&1
+		result $? "nfs: the shared store's disk passes e2fsck -fn after the boots"
+	fi
+	suite_tests nfs-crash | grep -F -- "$pattern" > /dev/null || return
+	new_store "$crash"
+	nfs_boot nfs-crash "$crash"
+	# Whatever the pattern: it checks what nfs-crash did.
+	suite_pattern='' nfs_boot nfs-after "$crash"
+	e2fsck -fn "$crash" > "$out/nfs-crash-e2fsck.log" 2>&1
+	result $? "nfs: the disk of the server killed mid-import passes e2fsck -fn after the next boot"
 }
 
 # selftest NAME TIMEOUT EXPECT...: run check.sh on a harness self-test
@@ -253,7 +352,7 @@ run_id=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 default=
 if [ -z "$suites" ]; then
 	default=1
-	suites="boot1 boot2"
+	suites="boot1 boot2 nfs-b"
 fi
 host_tests=
 [ -z "$default" ] || host_tests="host/e2fsck-repair host/e2fsck-refuse host/share-9p"
@@ -262,7 +361,9 @@ host_tests=
 run_suites= run_host= run_harness=
 for suite in $suites; do
 	# grep reads it all: -q would stop early, and pipefail see SIGPIPE.
-	if suite_tests "$suite" | grep -F -- "$pattern" > /dev/null; then
+	if { suite_tests "$suite"
+	     [ "$suite" != nfs-b ] || suite_tests nfs-crash; } |
+		grep -F -- "$pattern" > /dev/null; then
 		run_suites="$run_suites $suite"
 	fi
 done
@@ -282,9 +383,12 @@ fi
 
 new_store "$out/store.img"
 for suite in $run_suites; do
-	boot_suite "$suite" "$out/store.img"
+	case $suite in
+	nfs-b) nfs_pair ;;
+	*) boot_suite "$suite" "$out/store.img" ;;
+	esac
 done
-if [ -n "$default" ] && [ -n "$run_suites" ]; then
+if [ -n "$default" ] && [ -n "${run_suites/ nfs-b/}" ]; then
 	e2fsck -fn "$out/store.img" > "$out/e2fsck.log" 2>&1
 	result $? "the store image passes e2fsck -fn after the boots"
 fi

@@ -247,7 +247,9 @@ static const struct mvfs_cmd mvfs_cmds[] = {
 	  "" },
 	{ "startview", mvfs_cmd_startview, "TAG",
 	  "Build view TAG's root in " MVFS_VIEWROOTS " and register it (root)",
-	  "" },
+	  "A view is started on one machine at a time: refused while another\n"
+	  "machine sharing the store has it started (its lease, held until\n"
+	  "endview there, or until its NFS lease expires if it died)\n" },
 	{ "endview", mvfs_cmd_endview, "TAG [--force]",
 	  "Unregister and unmount view TAG's root (root)",
 	  "  --force  even while processes are set to it or files are open\n" },

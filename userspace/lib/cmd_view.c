@@ -10,6 +10,7 @@
 #include <string.h>
 #include "cmd.h"
 #include "err.h"
+#include "lease.h"
 #include "reload.h"
 #include "store.h"
 #include "viewroot.h"
@@ -301,6 +302,8 @@ int mvfs_cmd_rmview(struct mvfs_ctx *c, int argc, char **argv)
 	if (err >= 0)
 		return err;
 	err = mvfs_viewroot_idle(c->view_root, argv[optind]);
+	if (!err)
+		err = mvfs_lease_idle(c->store, argv[optind]);
 	if (err)
 		return mvfs_fail(c, err);
 	err = mvfs_open_rw(c, &s);
@@ -374,12 +377,21 @@ int mvfs_cmd_lsview(struct mvfs_ctx *c, int argc, char **argv)
 /* REV of "label NAME REV": a number, or a label naming one. */
 int mvfs_cmd_startview(struct mvfs_ctx *c, int argc, char **argv)
 {
+	const char *tag;
 	int err;
 
 	err = mvfs_opts_none(c, argc, argv, 1, 1);
 	if (err >= 0)
 		return err;
-	err = mvfs_viewroot_start(c->view_root, argv[optind]);
+	tag = argv[optind];
+	/* Only root starts views: others get viewroot's own refusal. */
+	err = geteuid() ? 0 : mvfs_lease_take(c->store, tag);
+	if (!err) {
+		err = mvfs_viewroot_start(c->view_root, tag);
+		/* Started here already: the lease stays with that start. */
+		if (err && err != -EEXIST)
+			mvfs_lease_drop(c->store, tag);
+	}
 	return err ? mvfs_fail(c, err) : 0;
 }
 
@@ -402,6 +414,8 @@ int mvfs_cmd_endview(struct mvfs_ctx *c, int argc, char **argv)
 	if (err >= 0)
 		return err;
 	err = mvfs_viewroot_end(c->view_root, argv[optind], force);
+	if (!err || err == -ENOENT)
+		mvfs_lease_drop(c->store, argv[optind]);
 	return err ? mvfs_fail(c, err) : 0;
 }
 

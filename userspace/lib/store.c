@@ -3,8 +3,9 @@
  * store.c: opening a store (checking it, locking it, trimming what an
  * interrupted change left), closing it, and making a new one.
  *
- * A store opened for writing is locked (flock on its directory) for as
- * long as it is open, so that two commands never commit over each other.
+ * A store opened for writing is locked (an fcntl lock on its file "lock",
+ * lock.c) for as long as it is open, so that two commands never commit
+ * over each other, on one machine or on several sharing it over NFS.
  * Readers take no lock: the state file is replaced by rename(), and the
  * bytes it commits never change afterwards.
  *
@@ -20,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include "err.h"
 #include "store_int.h"
 
@@ -83,6 +86,7 @@ struct mvfs_store *mvfs_store_alloc(const char *dir)
 	if (!s->dir)
 		goto out_free;
 	s->dfd = -1;
+	s->lfd = -1;
 	s->pack_fd = -1;
 	s->index_fd = -1;
 	return s;
@@ -107,6 +111,22 @@ int mvfs_store_lock_dir(struct mvfs_store *s)
 	return s->write ? mvfs_lock_take(s) : 0;
 }
 
+/*
+ * Over NFS, drop what this machine caches of FD (pack, index): they grow
+ * on other machines too, and NFS may keep a page whose tail, past the
+ * end of the file when it was read, was written elsewhere since: the
+ * change attribute of an ext2 server moves in whole seconds.  Committed
+ * bytes never change, so what is read after this is right.  Called once
+ * the writers' lock is held, for writers.
+ */
+static void mvfs_drop_cache(int fd)
+{
+	struct statfs sf;
+
+	if (!fstatfs(fd, &sf) && sf.f_type == NFS_SUPER_MAGIC)
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
 static int mvfs_open_at(struct mvfs_store *s, const char *name, int *fdp)
 {
 	int flags = (s->write ? O_RDWR : O_RDONLY) | O_CLOEXEC;
@@ -119,6 +139,7 @@ static int mvfs_open_at(struct mvfs_store *s, const char *name, int *fdp)
 	if (!S_ISREG(st.st_mode))
 		return mvfs_err(-EIO, "store %s: %s is not a file", s->dir,
 				name);
+	mvfs_drop_cache(*fdp);
 	return 0;
 }
 
@@ -283,6 +304,8 @@ void mvfs_store_close(struct mvfs_store *s)
 		close(s->index_fd);
 	if (s->dfd >= 0)
 		close(s->dfd);
+	if (s->lfd >= 0)
+		close(s->lfd);
 	free(s->revs);
 	free(s->labels);
 	for (i = 0; s->specs && i < s->nviews; i++)

@@ -69,6 +69,7 @@ struct mvfs_index {
 struct mvfs_store {
 	char			*dir;		/* as given, for messages */
 	int			dfd;		/* the store directory */
+	int			lfd;		/* "lock", locked by a writer */
 	int			pack_fd;
 	int			index_fd;	/* -1 unless writable */
 	bool			write;
