@@ -270,6 +270,7 @@ static int mvfs_state_check(struct mvfs_sb_info *sbi, void *buf, u64 size)
 				 le32_to_cpu(h->nrevs),
 				 le32_to_cpu(h->nlabels),
 				 le32_to_cpu(h->nviews),
+				 le32_to_cpu(h->format) < 3 ? 0 :
 				 le32_to_cpu(h->nbranches)) != size)
 		why = "its records do not fill it";
 	else if (le32_to_cpu(h->format) < 3 && h->nbranches)
