@@ -41,6 +41,7 @@
 #include <linux/fs.h>
 #include <linux/iversion.h>
 #include <linux/jiffies.h>
+#include <linux/lockdep.h>
 #include <linux/namei.h>
 #include <linux/pagemap.h>
 #include <linux/slab.h>
@@ -183,7 +184,7 @@ static struct mvfs_follow *mvfs_follow_alloc(void)
  * mvfs_follow_open_state - open the state file to read it, and remember it
  * @sbi: the mount, its store open
  *
- * Callers serialise: sbi->state_lock held for writing, or the mount.
+ * Caller holds sbi->state_lock for writing (a reload, the mount's too).
  * The file opened is the one that later checks compare against, whether
  * or not its content is accepted: a state that was refused is not read
  * again until it is replaced.  Before the open, the store directory's
@@ -198,6 +199,7 @@ struct file *mvfs_follow_open_state(struct mvfs_sb_info *sbi)
 	struct mvfs_follow_stamp st;
 	struct file *file;
 
+	lockdep_assert_held_write(&sbi->state_lock);
 	mvfs_follow_getattr(sbi, &sbi->store);
 	file = mvfs_follow_open(sbi);
 	if (IS_ERR(file))

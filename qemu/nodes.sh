@@ -14,7 +14,7 @@ kernel=$1 initrd=$2 store=$3
 link=$("$top/qemu/free-port.sh")
 console=$("$top/qemu/free-port.sh")
 while [ "$console" = "$link" ]; do console=$("$top/qemu/free-port.sh"); done
-MVFS_SERIAL="telnet:127.0.0.1:$console,server,nowait" \
+MVFS_SERIAL="telnet:127.0.0.1:$console,server=on,wait=off" \
 	"$top/qemu/boot.sh" -k "$kernel" -i "$initrd" -s "$store" -m shell \
 	-n server -p "$link" &
 server=$!

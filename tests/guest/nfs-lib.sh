@@ -34,3 +34,19 @@ stuck() {
 	not_ok "$1 did not end: the blocked tasks follow"
 	echo w > /proc/sysrq-trigger
 }
+
+# wait_gone ADDR: wait (up to 600 s) until the machine at ADDR stops
+# answering: three pings in a row unanswered (one may be lost to load).
+wait_gone() {
+	_lost=0
+	for _i in $(seq 600); do
+		if ping -c 1 -W 2 "$1" > /dev/null 2>&1; then
+			_lost=0
+			sleep 1
+		else
+			_lost=$((_lost + 1))
+			[ "$_lost" -ge 3 ] && return 0
+		fi
+	done
+	return 1
+}

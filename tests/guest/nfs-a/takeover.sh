@@ -4,11 +4,7 @@
 # the host kills it.  A dead machine's lease and lock go with its NFSv4
 # lease (15 s here: qemu/init), so that this machine can then start the
 # view and write.  Times are in seconds from the client's death.
-for _i in $(seq 300); do
-	ping -c 1 -W 1 10.0.0.2 > /dev/null 2>&1 || break
-	sleep 1
-done
-check_fails "the client is gone" ping -c 1 -W 1 10.0.0.2
+check "the client is gone" wait_gone 10.0.0.2
 t0=$(cut -d. -f1 /proc/uptime)
 mvfs startview held > /tmp/to.err 2>&1
 check_eq "right after its death, startview of its view is refused" 1 $?
