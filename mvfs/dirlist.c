@@ -111,8 +111,9 @@ static int mvfs_dirlist_whiteouts(struct mvfs_sb_info *sbi,
 	return 0;
 }
 
+/* The private entries; sorted by name for merging with a tree (SORTED). */
 static int mvfs_dirlist_upper(struct mvfs_sb_info *sbi, struct dentry *udir,
-			      struct mvfs_dirlist *l)
+			      struct mvfs_dirlist *l, bool sorted)
 {
 	struct mvfs_upper_ctx c = { .ctx.actor = mvfs_upper_actor, .l = l };
 	int err;
@@ -122,7 +123,7 @@ static int mvfs_dirlist_upper(struct mvfs_sb_info *sbi, struct dentry *udir,
 		err = c.err;
 	if (!err)
 		err = mvfs_dirlist_whiteouts(sbi, udir, l);
-	if (!err)
+	if (!err && sorted)
 		sort(l->ents, l->count, sizeof(*l->ents), mvfs_dirent_cmp,
 		     NULL);
 	return err;
@@ -133,6 +134,7 @@ struct mvfs_lower_ctx {
 	unsigned int		nupper;
 	struct mvfs_view	*view;
 	const char		*path;
+	u64			ino_prefix;	/* of path, for mvfs_ino() */
 	int			err;
 };
 
@@ -160,7 +162,7 @@ static bool mvfs_lower_actor(void *priv, const struct mvfs_entry *e,
 			     u32 index)
 {
 	struct mvfs_lower_ctx *c = priv;
-	u64 ino = mvfs_ino(c->view, c->path, e->name, e->name_len);
+	u64 ino = mvfs_ino_child(c->ino_prefix, e->name, e->name_len);
 	struct mvfs_dirent *de;
 
 	de = mvfs_dirlist_find(c, e->name, e->name_len);
@@ -194,11 +196,11 @@ int mvfs_dirlist_build(struct inode *dir, struct mvfs_dirlist **out)
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
 	if (!l)
 		return -ENOMEM;
-	err = mvfs_dirlist_upper(sbi, mvfs_upper(dir), l);
+	err = mvfs_dir_lower(dir, &tree, &rev);
 	if (!err)
-		err = mvfs_dir_lower(dir, &tree, &rev);
-	if (err)
-		goto out_free;
+		err = mvfs_dirlist_upper(sbi, mvfs_upper(dir), l, tree != 0);
+	if (err || !tree)
+		goto out_done;
 	c.l = l;
 	c.nupper = l->count;
 	mutex_lock(&ei->plock);
@@ -207,10 +209,12 @@ int mvfs_dirlist_build(struct inode *dir, struct mvfs_dirlist **out)
 	err = -ENOMEM;
 	if (!c.path)
 		goto out_free;
+	c.ino_prefix = mvfs_ino_prefix(c.view, c.path);
 	err = mvfs_store_iterate(sbi, tree, 0, mvfs_lower_actor, &c);
 	kfree(c.path);
 	if (!err)
 		err = c.err;
+out_done:
 	if (!err) {
 		*out = l;
 		return 0;
@@ -267,6 +271,52 @@ static bool mvfs_subdir_actor(void *priv, const struct mvfs_entry *e,
 	return true;
 }
 
+struct mvfs_shown_ctx {
+	struct mvfs_sb_info	*sbi;
+	struct dentry		*udir;
+	unsigned int		n;
+	int			err;
+};
+
+/* Count the subdirectories of the tree that no private entry hides. */
+static bool mvfs_shown_actor(void *priv, const struct mvfs_entry *e,
+			     u32 index)
+{
+	struct mvfs_shown_ctx *c = priv;
+	struct dentry *u;
+
+	if (!S_ISDIR(e->mode))
+		return true;
+	u = mvfs_priv_lookup(c->sbi, c->udir, e->name, e->name_len);
+	if (IS_ERR(u)) {
+		c->err = PTR_ERR(u);
+		return false;
+	}
+	c->n += d_really_is_negative(u);
+	dput(u);
+	return true;
+}
+
+/*
+ * A directory with a private entry: the private directory's own count
+ * (ext2's: two plus its subdirectories; whiteouts are not directories),
+ * plus the tree's subdirectories that have no private entry of their
+ * name.  No listing is built: a stat must stay cheap.
+ */
+static unsigned int mvfs_dir_nlink_upper(struct inode *dir)
+{
+	struct mvfs_shown_ctx c = { .sbi = MVFS_SB(dir->i_sb),
+				    .udir = mvfs_upper(dir) };
+	u64 tree, rev;
+
+	if (mvfs_dir_lower(dir, &tree, &rev))
+		return 0;
+	if (tree && (mvfs_store_iterate(c.sbi, tree, 0, mvfs_shown_actor,
+					&c) || c.err))
+		return 0;
+	return d_inode(c.udir)->i_nlink + c.n;
+}
+
 /**
  * mvfs_dir_nlink - a directory's link count, as ext2 gives it
  * @dir: a directory of a view
@@ -278,28 +328,21 @@ static bool mvfs_subdir_actor(void *priv, const struct mvfs_entry *e,
 unsigned int mvfs_dir_nlink(struct inode *dir)
 {
 	struct mvfs_inode_info *ei = MVFS_I(dir);
-	struct mvfs_dirlist *l;
-	unsigned int i, n = 0;
+	unsigned int n = 0;
 	u64 tree, rev;
 
-	if (mvfs_upper(dir)) {
-		if (mvfs_dirlist_build(dir, &l))
-			return 0;
-		for (i = 0; i < l->count; i++)
-			n += l->ents[i]->type == DT_DIR && !l->ents[i]->whiteout;
-		mvfs_dirlist_free(l);
-	} else {
-		if (mvfs_dir_lower(dir, &tree, &rev))
-			return 0;
-		/* A tree never changes: count once per tree, not per stat. */
-		if (READ_ONCE(ei->nlink) && READ_ONCE(ei->nlink_tree) == tree)
-			return READ_ONCE(ei->nlink);
-		if (mvfs_store_iterate(MVFS_SB(dir->i_sb), tree, 0,
-				       mvfs_subdir_actor, &n))
-			return 0;
-		WRITE_ONCE(ei->nlink, 0);
-		WRITE_ONCE(ei->nlink_tree, tree);
-		WRITE_ONCE(ei->nlink, n + 2);
-	}
+	if (mvfs_upper(dir))
+		return mvfs_dir_nlink_upper(dir);
+	if (mvfs_dir_lower(dir, &tree, &rev))
+		return 0;
+	/* A tree never changes: count once per tree, not per stat. */
+	if (READ_ONCE(ei->nlink) && READ_ONCE(ei->nlink_tree) == tree)
+		return READ_ONCE(ei->nlink);
+	if (mvfs_store_iterate(MVFS_SB(dir->i_sb), tree, 0,
+			       mvfs_subdir_actor, &n))
+		return 0;
+	WRITE_ONCE(ei->nlink, 0);
+	WRITE_ONCE(ei->nlink_tree, tree);
+	WRITE_ONCE(ei->nlink, n + 2);
 	return n + 2;
 }

@@ -161,6 +161,8 @@ struct mvfs_sb_info {
 	struct list_head	files;		/* struct mvfs_file, open */
 	struct path		vdir;		/* views/; NULL dentry: read-only */
 	atomic64_t		wgen;		/* gives out write generations */
+	/* Bumped when a name may appear unseen by the VFS (a retire). */
+	atomic64_t		ngen;
 	struct rcu_head		rcu;		/* RCU walk reads sbi */
 };
 
@@ -262,10 +264,11 @@ struct inode *mvfs_entry_inode(struct super_block *sb,
 struct inode *mvfs_view_inode(struct super_block *sb, struct mvfs_view *v);
 struct inode *mvfs_upper_inode(struct super_block *sb, struct dentry *upper,
 			       struct mvfs_view *view, const char *path);
+struct inode *mvfs_new_upper_inode(struct super_block *sb,
+				   struct dentry *upper,
+				   struct mvfs_view *view, const char *path);
 void mvfs_copyattr(struct inode *inode);
 void mvfs_inode_attr(struct inode *inode, const struct mvfs_entry *e);
-u64 mvfs_ino(struct mvfs_view *v, const char *dir, const char *name,
-	     unsigned int len);
 int mvfs_dir_lower(struct inode *dir, u64 *tree, u64 *rev);
 bool mvfs_inode_readonly(struct inode *inode);
 int mvfs_permission(struct user_namespace *mnt_userns, struct inode *inode,
@@ -280,6 +283,15 @@ void mvfs_free_inode(struct inode *inode);
 void mvfs_evict_inode(struct inode *inode);
 int mvfs_getattr(struct user_namespace *mnt_userns, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
+
+/* names.c */
+u64 mvfs_ino(struct mvfs_view *v, const char *dir, const char *name,
+	     unsigned int len);
+u64 mvfs_ino_prefix(struct mvfs_view *v, const char *dir);
+u64 mvfs_ino_child(u64 prefix, const char *name, unsigned int len);
+unsigned long mvfs_names_stamp(struct mvfs_sb_info *sbi);
+void mvfs_dentry_stamp(struct dentry *dentry, unsigned long stamp);
+bool mvfs_negative_valid(struct dentry *dentry);
 
 /* dir.c */
 extern const struct inode_operations mvfs_dir_iops;

@@ -100,7 +100,12 @@ static int mvfs_make(struct mvfs_sb_info *sbi, struct inode *udir,
 	const struct cred *c, *old;
 	int err;
 
-	c = mvfs_creds_as(sbi, n->uid, n->gid);
+	/* The mounter making its own: no new credentials needed. */
+	if (uid_eq(n->uid, sbi->creds->fsuid) &&
+	    gid_eq(n->gid, sbi->creds->fsgid))
+		c = get_cred(sbi->creds);
+	else
+		c = mvfs_creds_as(sbi, n->uid, n->gid);
 	if (!c)
 		return -ENOMEM;
 	old = override_creds(c);
@@ -146,8 +151,8 @@ static int __mvfs_new_entry(struct inode *dir, struct dentry *dentry,
 	path = kasprintf(GFP_KERNEL, "%s%s%pd", MVFS_I(dir)->path,
 			 *MVFS_I(dir)->path ? "/" : "", dentry);
 	mutex_unlock(&MVFS_I(dir)->plock);
-	inode = path ? mvfs_upper_inode(dir->i_sb, u, MVFS_I(dir)->view, path)
-		     : ERR_PTR(-ENOMEM);
+	inode = path ? mvfs_new_upper_inode(dir->i_sb, u, MVFS_I(dir)->view,
+					    path) : ERR_PTR(-ENOMEM);
 	kfree(path);
 	err = PTR_ERR_OR_ZERO(inode);
 	if (!err)
@@ -268,8 +273,10 @@ static int mvfs_remove(struct mvfs_sb_info *sbi, struct dentry *udir,
 		err = isdir ? mvfs_do_rmdir(sbi, d_inode(udir), u) :
 			      mvfs_do_unlink(sbi, d_inode(udir), u);
 		dput(u);
-		u = err ? ERR_PTR(err) :
-		      lookup_one_len(name->name, udir, name->len);
+		/* A whiteout needs the name again (U may be unhashed). */
+		if (err || !lower)
+			return err;
+		u = lookup_one_len(name->name, udir, name->len);
 		if (IS_ERR(u))
 			return PTR_ERR(u);
 	}

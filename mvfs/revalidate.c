@@ -103,7 +103,7 @@ int mvfs_dir_lower(struct inode *dir, u64 *tree, u64 *rev)
  * Still what the view shows?  A private entry while it is in the private
  * area; an element while it is still at its path (a directory whatever
  * its tree); a version named by label while no reload happened; a fixed
- * version always.  Negative dentries are looked up again.
+ * version always; a negative dentry while mvfs_negative_valid().
  */
 static int mvfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 {
@@ -113,7 +113,7 @@ static int mvfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 	struct mvfs_view *v;
 
 	if (!inode)
-		return 0;
+		return mvfs_negative_valid(dentry);
 	ei = MVFS_I(inode);
 	v = ei->view;
 	if (ei->by_label &&

@@ -314,10 +314,26 @@ static int mvfs_tree_entry(struct mvfs_sb_info *sbi, u64 tree, u32 count,
 #define MVFS_BATCH	64		/* entries read at once by iterate */
 #define MVFS_BATCH_NAMES	(16U << 10)	/* their names, when together */
 
+/*
+ * Small enough for the slab (a readdir allocates one): the names get a
+ * buffer of their own, as large as the batch's names need.
+ */
 struct mvfs_batch {
 	struct mvfs_entry_disk	d[MVFS_BATCH];
-	char			names[MVFS_BATCH_NAMES];
+	char			*names;
+	u32			names_size;
 };
+
+/* Make B's name buffer at least SIZE bytes; false when it cannot be. */
+static bool mvfs_batch_names(struct mvfs_batch *b, u32 size)
+{
+	if (size <= b->names_size)
+		return true;
+	kfree(b->names);
+	b->names = kmalloc(size, GFP_KERNEL);
+	b->names_size = b->names ? size : 0;
+	return b->names;
+}
 
 /* Decode entry I of a batch whose names (if read) start at NAMES_LO. */
 static int mvfs_batch_entry(struct mvfs_sb_info *sbi, struct mvfs_batch *b,
@@ -367,7 +383,7 @@ static s64 mvfs_batch_read(struct mvfs_sb_info *sbi, struct mvfs_batch *b,
 		lo = min(lo, o);
 		hi = max(hi, o + le16_to_cpu(b->d[i].name_len));
 	}
-	if (hi - lo > MVFS_BATCH_NAMES ||
+	if (hi - lo > MVFS_BATCH_NAMES || !mvfs_batch_names(b, hi - lo) ||
 	    mvfs_read_at(sbi->pack, b->names, hi - lo, names + lo))
 		return -1;
 	return lo;
@@ -404,7 +420,7 @@ int mvfs_store_iterate(struct mvfs_sb_info *sbi, u64 tree, u32 start,
 		return err;
 	names = tree + sizeof(struct mvfs_tree_hdr) +
 		(u64)count * sizeof(struct mvfs_entry_disk);
-	b = kvmalloc(sizeof(*b), GFP_KERNEL);
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	e = kmalloc(sizeof(*e), GFP_KERNEL);
 	err = -ENOMEM;
 	if (!b || !e)
@@ -430,7 +446,9 @@ int mvfs_store_iterate(struct mvfs_sb_info *sbi, u64 tree, u32 start,
 	}
 out_free:
 	kfree(e);
-	kvfree(b);
+	if (b)
+		kfree(b->names);
+	kfree(b);
 	return err;
 }
 
