@@ -42,6 +42,7 @@ struct inode *mvfs_alloc_inode(struct super_block *sb)
 	ei->path = NULL;
 	ei->merge = false;
 	ei->upper = NULL;
+	ei->cu_target = NULL;
 	ei->nlink = 0;
 	ei->nlink_tree = 0;
 	ei->wgen = atomic64_inc_return(&MVFS_SB(sb)->wgen);
@@ -278,11 +279,21 @@ struct mvfs_iget {
 	struct dentry	*upper;
 };
 
+/*
+ * The inode of this private entry: the one it belongs to, or an element
+ * whose copy it is, being renamed into place (copyup.c hashes the
+ * element under its copy first): a lookup that finds the copy in the
+ * private area before the copy-up ends takes the element's inode, so
+ * that one element has one inode in a view.
+ */
 static int mvfs_iget_test(struct inode *inode, void *data)
 {
+	struct inode *key = d_inode(((struct mvfs_iget *)data)->upper);
 	struct dentry *upper = mvfs_upper(inode);
 
-	return upper && d_inode(upper) == d_inode(((struct mvfs_iget *)data)->upper);
+	if (upper)
+		return d_inode(upper) == key;
+	return READ_ONCE(MVFS_I(inode)->cu_target) == key;
 }
 
 static int mvfs_iget_set(struct inode *inode, void *data)

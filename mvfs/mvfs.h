@@ -196,6 +196,7 @@ struct mvfs_inode_info {
 	bool			merge;	/* dir: also shows the tree at path */
 	struct mutex		cu_lock;	/* serialises copy-up */
 	struct dentry		*upper;	/* private entry; set once, acquire */
+	struct inode		*cu_target; /* the copy being put in place */
 	u64			wgen;	/* write generation; under inode lock */
 	u64			nlink_tree;	/* the tree nlink was counted in */
 	unsigned int		nlink;	/* its link count, 0 unknown; ONCE */
