@@ -341,6 +341,22 @@ struct file *mvfs_priv_open(struct mvfs_sb_info *sbi, struct dentry *d,
 int mvfs_priv_iterate(struct mvfs_sb_info *sbi, struct dentry *dir,
 		      struct dir_context *ctx);
 
+/* privmove.c */
+struct mvfs_wname {
+	char		buf[24];	/* "#" kind, then hex */
+	struct qstr	q;
+};
+
+int mvfs_view_work(struct inode *dir, struct dentry **work);
+void mvfs_work_name(struct mvfs_sb_info *sbi, struct mvfs_wname *w, char kind);
+int mvfs_priv_move(struct mvfs_sb_info *sbi, struct dentry *d1,
+		   const struct qstr *n1, struct dentry *d2,
+		   const struct qstr *n2, struct inode *want, bool replace);
+int mvfs_work_whiteout(struct mvfs_sb_info *sbi, struct dentry *work,
+		       struct mvfs_wname *w);
+void mvfs_work_drop(struct mvfs_sb_info *sbi, struct dentry *work,
+		    const struct mvfs_wname *w);
+
 /* copyup.c */
 struct dentry *mvfs_view_top(struct dentry *dentry);
 int mvfs_copy_up(struct dentry *dentry);
@@ -366,6 +382,9 @@ int mvfs_symlink(struct user_namespace *mnt_userns, struct inode *dir,
 int mvfs_link(struct dentry *old, struct inode *dir, struct dentry *dentry);
 int mvfs_unlink(struct inode *dir, struct dentry *dentry);
 int mvfs_rmdir(struct inode *dir, struct dentry *dentry);
+int mvfs_lower_has(struct inode *dir, const struct qstr *name);
+
+/* rename.c */
 int mvfs_rename(struct user_namespace *mnt_userns, struct inode *odir,
 		struct dentry *od, struct inode *ndir, struct dentry *nd,
 		unsigned int flags);
