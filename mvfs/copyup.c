@@ -212,8 +212,18 @@ static struct dentry *mvfs_copy_build(struct dentry *dentry,
 	if (!err)
 		err = mvfs_origin_set(sbi, w, ei->rev, inode->i_ino, ei->path);
 	if (!err) {
+		/*
+		 * Hashed under its copy before the copy shows: a lookup that
+		 * finds the copy takes this inode (mvfs_iget_test()).
+		 */
+		WRITE_ONCE(ei->cu_target, d_inode(w));
+		__insert_inode_hash(inode, (unsigned long)d_inode(w));
 		d = mvfs_copy_place(sbi, work, w, udir, &dentry->d_name);
 		err = PTR_ERR_OR_ZERO(d);
+		if (err) {
+			remove_inode_hash(inode);
+			WRITE_ONCE(ei->cu_target, NULL);
+		}
 	}
 	if (err && d_is_positive(w)) {
 		inode_lock_nested(d_inode(work), I_MUTEX_PARENT);
@@ -269,7 +279,7 @@ static int mvfs_copy_up_one(struct dentry *dentry)
 	if (!err) {
 		/* Publish it complete: mvfs_upper() pairs with this. */
 		smp_store_release(&ei->upper, d);
-		__insert_inode_hash(inode, (unsigned long)d_inode(d));
+		WRITE_ONCE(ei->cu_target, NULL);
 		ei->wgen = atomic64_inc_return(&sbi->wgen);
 		mvfs_copyattr(inode);
 	}

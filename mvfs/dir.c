@@ -131,6 +131,7 @@ static struct inode *mvfs_lookup_lower(struct inode *dir, const struct qstr *q,
 static struct dentry *mvfs_lookup(struct inode *dir, struct dentry *dentry,
 				  unsigned int flags)
 {
+	unsigned long stamp = mvfs_names_stamp(MVFS_SB(dir->i_sb));
 	const struct qstr *q = &dentry->d_name;
 	struct inode *inode;
 	struct mvfs_entry *e;
@@ -139,6 +140,7 @@ static struct dentry *mvfs_lookup(struct inode *dir, struct dentry *dentry,
 
 	if (q->len > MVFS_ENTRY_NAME_MAX)
 		return ERR_PTR(-ENAMETOOLONG);	/* as ext2 says */
+	mvfs_dentry_stamp(dentry, stamp);
 	e = kmalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return ERR_PTR(-ENOMEM);
@@ -161,6 +163,7 @@ struct mvfs_readdir_ctx {
 	struct dir_context	*ctx;
 	struct mvfs_view	*view;
 	const char		*path;
+	u64			ino_prefix;	/* of path, for mvfs_ino() */
 };
 
 static bool mvfs_readdir_actor(void *priv, const struct mvfs_entry *e,
@@ -169,7 +172,7 @@ static bool mvfs_readdir_actor(void *priv, const struct mvfs_entry *e,
 	struct mvfs_readdir_ctx *rc = priv;
 
 	if (!dir_emit(rc->ctx, e->name, e->name_len,
-		      mvfs_ino(rc->view, rc->path, e->name, e->name_len),
+		      mvfs_ino_child(rc->ino_prefix, e->name, e->name_len),
 		      fs_umode_to_dtype(e->mode)))
 		return false;
 	rc->ctx->pos = index + 3;
@@ -191,6 +194,7 @@ static int mvfs_readdir_lower(struct inode *dir, struct dir_context *ctx,
 	mutex_unlock(&MVFS_I(dir)->plock);
 	if (!rc.path)
 		return -ENOMEM;
+	rc.ino_prefix = mvfs_ino_prefix(rc.view, rc.path);
 	err = mvfs_store_iterate(MVFS_SB(dir->i_sb), tree, ctx->pos - 2,
 				 mvfs_readdir_actor, &rc);
 	kfree(rc.path);

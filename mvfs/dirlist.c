@@ -111,8 +111,9 @@ static int mvfs_dirlist_whiteouts(struct mvfs_sb_info *sbi,
 	return 0;
 }
 
+/* The private entries; sorted by name for merging with a tree (SORTED). */
 static int mvfs_dirlist_upper(struct mvfs_sb_info *sbi, struct dentry *udir,
-			      struct mvfs_dirlist *l)
+			      struct mvfs_dirlist *l, bool sorted)
 {
 	struct mvfs_upper_ctx c = { .ctx.actor = mvfs_upper_actor, .l = l };
 	int err;
@@ -122,7 +123,7 @@ static int mvfs_dirlist_upper(struct mvfs_sb_info *sbi, struct dentry *udir,
 		err = c.err;
 	if (!err)
 		err = mvfs_dirlist_whiteouts(sbi, udir, l);
-	if (!err)
+	if (!err && sorted)
 		sort(l->ents, l->count, sizeof(*l->ents), mvfs_dirent_cmp,
 		     NULL);
 	return err;
@@ -133,6 +134,7 @@ struct mvfs_lower_ctx {
 	unsigned int		nupper;
 	struct mvfs_view	*view;
 	const char		*path;
+	u64			ino_prefix;	/* of path, for mvfs_ino() */
 	int			err;
 };
 
@@ -160,7 +162,7 @@ static bool mvfs_lower_actor(void *priv, const struct mvfs_entry *e,
 			     u32 index)
 {
 	struct mvfs_lower_ctx *c = priv;
-	u64 ino = mvfs_ino(c->view, c->path, e->name, e->name_len);
+	u64 ino = mvfs_ino_child(c->ino_prefix, e->name, e->name_len);
 	struct mvfs_dirent *de;
 
 	de = mvfs_dirlist_find(c, e->name, e->name_len);
@@ -189,15 +191,22 @@ int mvfs_dirlist_build(struct inode *dir, struct mvfs_dirlist **out)
 	struct mvfs_inode_info *ei = MVFS_I(dir);
 	struct mvfs_lower_ctx c = { .view = ei->view };
 	struct mvfs_dirlist *l;
+	struct mvfs_dsel *d;
 	int err = 0;
 
+	d = mvfs_dsel_get(dir);
+	if (IS_ERR(d))
+		return PTR_ERR(d);
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	err = -ENOMEM;
 	if (!l)
-		return -ENOMEM;
+		goto out_put;
+	err = 0;
 	if (mvfs_upper(dir))
-		err = mvfs_dirlist_upper(sbi, mvfs_upper(dir), l);
-	if (err)
-		goto out_free;
+		err = mvfs_dirlist_upper(sbi, mvfs_upper(dir), l,
+					 !mvfs_dsel_empty(d));
+	if (err || mvfs_dsel_empty(d))
+		goto out_done;
 	c.l = l;
 	c.nupper = l->count;
 	mutex_lock(&ei->plock);
@@ -206,16 +215,21 @@ int mvfs_dirlist_build(struct inode *dir, struct mvfs_dirlist **out)
 	err = -ENOMEM;
 	if (!c.path)
 		goto out_free;
-	err = mvfs_lower_iterate(dir, mvfs_lower_actor, &c);
+	c.ino_prefix = mvfs_ino_prefix(c.view, c.path);
+	err = mvfs_dsel_iterate(sbi, d, mvfs_lower_actor, &c);
 	kfree(c.path);
 	if (!err)
 		err = c.err;
+out_done:
 	if (!err) {
 		*out = l;
-		return 0;
+		l = NULL;
 	}
 out_free:
-	mvfs_dirlist_free(l);
+	if (l)
+		mvfs_dirlist_free(l);
+out_put:
+	mvfs_dsel_put(d);
 	return err;
 }
 
@@ -262,6 +276,55 @@ static bool mvfs_subdir_actor(void *priv, const struct mvfs_entry *e,
 	return true;
 }
 
+struct mvfs_shown_ctx {
+	struct mvfs_sb_info	*sbi;
+	struct dentry		*udir;
+	unsigned int		n;
+	int			err;
+};
+
+/* Count the subdirectories of the tree that no private entry hides. */
+static bool mvfs_shown_actor(void *priv, const struct mvfs_entry *e,
+			     u32 index)
+{
+	struct mvfs_shown_ctx *c = priv;
+	struct dentry *u;
+
+	if (!S_ISDIR(e->mode))
+		return true;
+	u = mvfs_priv_lookup(c->sbi, c->udir, e->name, e->name_len);
+	if (IS_ERR(u)) {
+		c->err = PTR_ERR(u);
+		return false;
+	}
+	c->n += d_really_is_negative(u);
+	dput(u);
+	return true;
+}
+
+/*
+ * A directory with a private entry: the private directory's own count
+ * (ext2's: two plus its subdirectories; whiteouts are not directories),
+ * plus the tree's subdirectories that have no private entry of their
+ * name.  No listing is built: a stat must stay cheap.
+ */
+static unsigned int mvfs_dir_nlink_upper(struct inode *dir)
+{
+	struct mvfs_shown_ctx c = { .sbi = MVFS_SB(dir->i_sb),
+				    .udir = mvfs_upper(dir) };
+	struct mvfs_dsel *d;
+	int err;
+
+	d = mvfs_dsel_get(dir);
+	if (IS_ERR(d))
+		return 0;
+	err = mvfs_dsel_iterate(c.sbi, d, mvfs_shown_actor, &c);
+	mvfs_dsel_put(d);
+	if (err || c.err)
+		return 0;
+	return d_inode(c.udir)->i_nlink + c.n;
+}
+
 /**
  * mvfs_dir_nlink - a directory's link count, as ext2 gives it
  * @dir: a directory of a view
@@ -273,20 +336,13 @@ static bool mvfs_subdir_actor(void *priv, const struct mvfs_entry *e,
 unsigned int mvfs_dir_nlink(struct inode *dir)
 {
 	struct mvfs_inode_info *ei = MVFS_I(dir);
-	struct mvfs_dirlist *l;
-	unsigned int i, n = 0;
+	unsigned int n = 0;
 	struct mvfs_dsel *d;
 	bool uniform;
 	u64 tree;
 
-	if (mvfs_upper(dir)) {
-		if (mvfs_dirlist_build(dir, &l))
-			return 0;
-		for (i = 0; i < l->count; i++)
-			n += l->ents[i]->type == DT_DIR && !l->ents[i]->whiteout;
-		mvfs_dirlist_free(l);
-		return n + 2;
-	}
+	if (mvfs_upper(dir))
+		return mvfs_dir_nlink_upper(dir);
 	d = mvfs_dsel_get(dir);
 	if (IS_ERR(d))
 		return 0;

@@ -11,6 +11,7 @@
  * entry, the private file's own inode number, or the number the element
  * had before it was copied up (kept in its origin).  Private inodes are
  * hashed by the private inode, so hard links share one mvfs inode.
+ * The numbers are made in names.c.
  *
  * Revalidation is in revalidate.c.
  */
@@ -43,6 +44,7 @@ struct inode *mvfs_alloc_inode(struct super_block *sb)
 	ei->path = NULL;
 	ei->merge = false;
 	ei->upper = NULL;
+	ei->cu_target = NULL;
 	ei->nlink = 0;
 	ei->nlink_tree = 0;
 	ei->wgen = atomic64_inc_return(&MVFS_SB(sb)->wgen);
@@ -97,34 +99,6 @@ void mvfs_destroy_inodecache(void)
 	/* Inodes are freed after an RCU grace period. */
 	rcu_barrier();
 	kmem_cache_destroy(mvfs_inode_cachep);
-}
-
-/**
- * mvfs_ino - the inode number of an element of a view
- * @v: the view, or NULL for a fixed version
- * @dir: the element path of its directory ("" the top)
- * @name: its name, or NULL for @dir itself
- * @len: the name's length
- *
- * Return: a number below 2^63; private entries that were never elements
- * take 2^63 plus their private inode number.
- */
-u64 mvfs_ino(struct mvfs_view *v, const char *dir, const char *name,
-	     unsigned int len)
-{
-	u64 h = MVFS_FNV64_INIT;
-
-	if (v)
-		h = mvfs_fnv64(h, v->rec.tag, strlen(v->rec.tag));
-	h = mvfs_fnv64(h, "/", 1);
-	h = mvfs_fnv64(h, dir, strlen(dir));
-	if (name) {
-		if (*dir)
-			h = mvfs_fnv64(h, "/", 1);
-		h = mvfs_fnv64(h, name, len);
-	}
-	h &= ~(1ULL << 63);
-	return h > 1 ? h : 2;	/* 1 is /view */
 }
 
 static u64 mvfs_ino_private(struct inode *upper)
@@ -313,11 +287,21 @@ struct mvfs_iget {
 	struct dentry	*upper;
 };
 
+/*
+ * The inode of this private entry: the one it belongs to, or an element
+ * whose copy it is, being renamed into place (copyup.c hashes the
+ * element under its copy first): a lookup that finds the copy in the
+ * private area before the copy-up ends takes the element's inode, so
+ * that one element has one inode in a view.
+ */
 static int mvfs_iget_test(struct inode *inode, void *data)
 {
+	struct inode *key = d_inode(((struct mvfs_iget *)data)->upper);
 	struct dentry *upper = mvfs_upper(inode);
 
-	return upper && d_inode(upper) == d_inode(((struct mvfs_iget *)data)->upper);
+	if (upper)
+		return d_inode(upper) == key;
+	return READ_ONCE(MVFS_I(inode)->cu_target) == key;
 }
 
 static int mvfs_iget_set(struct inode *inode, void *data)
@@ -343,9 +327,13 @@ static int mvfs_upper_link(struct inode *inode, struct dentry *upper)
 	return err;
 }
 
-/* Fill a new private inode: its kind, view, path and identity. */
+/*
+ * Fill a new private inode: its kind, view, path and identity.  FRESH:
+ * the entry was just made by the module, so it has no origin to read.
+ */
 static int mvfs_upper_fill(struct inode *inode, struct dentry *upper,
-			   struct mvfs_view *view, const char *path)
+			   struct mvfs_view *view, const char *path,
+			   bool fresh)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
 	struct mvfs_inode_info *ei = MVFS_I(inode);
@@ -358,7 +346,7 @@ static int mvfs_upper_fill(struct inode *inode, struct dentry *upper,
 	kref_get(&view->ref);
 	ei->view = view;
 	inode->i_ino = mvfs_ino_private(u);
-	err = mvfs_origin_get(sbi, upper, &o);
+	err = fresh ? -ENODATA : mvfs_origin_get(sbi, upper, &o);
 	if (!err) {
 		inode->i_ino = o.ino;
 		ei->path = o.path;
@@ -379,6 +367,30 @@ static int mvfs_upper_fill(struct inode *inode, struct dentry *upper,
 	return err;
 }
 
+static struct inode *__mvfs_upper_inode(struct super_block *sb,
+					struct dentry *upper,
+					struct mvfs_view *view,
+					const char *path, bool fresh)
+{
+	struct mvfs_iget key = { .upper = upper };
+	struct inode *inode;
+	int err;
+
+	inode = iget5_locked(sb, (unsigned long)d_inode(upper),
+			     mvfs_iget_test, mvfs_iget_set, &key);
+	if (!inode)
+		return ERR_PTR(-ENOMEM);
+	if (!(inode->i_state & I_NEW))
+		return inode;
+	err = mvfs_upper_fill(inode, upper, view, path, fresh);
+	if (err) {
+		iget_failed(inode);
+		return ERR_PTR(err);
+	}
+	unlock_new_inode(inode);
+	return inode;
+}
+
 /**
  * mvfs_upper_inode - the inode of a view's private entry
  * @sb: the superblock
@@ -392,23 +404,23 @@ static int mvfs_upper_fill(struct inode *inode, struct dentry *upper,
 struct inode *mvfs_upper_inode(struct super_block *sb, struct dentry *upper,
 			       struct mvfs_view *view, const char *path)
 {
-	struct mvfs_iget key = { .upper = upper };
-	struct inode *inode;
-	int err;
+	return __mvfs_upper_inode(sb, upper, view, path, false);
+}
 
-	inode = iget5_locked(sb, (unsigned long)d_inode(upper),
-			     mvfs_iget_test, mvfs_iget_set, &key);
-	if (!inode)
-		return ERR_PTR(-ENOMEM);
-	if (!(inode->i_state & I_NEW))
-		return inode;
-	err = mvfs_upper_fill(inode, upper, view, path);
-	if (err) {
-		iget_failed(inode);
-		return ERR_PTR(err);
-	}
-	unlock_new_inode(inode);
-	return inode;
+/**
+ * mvfs_new_upper_inode - the inode of a private entry just created
+ * @sb: the superblock
+ * @upper: the new private entry: view-private, no origin
+ * @view: the view (a reference is taken)
+ * @path: its path in the view
+ *
+ * Return: the inode, or ERR_PTR.
+ */
+struct inode *mvfs_new_upper_inode(struct super_block *sb,
+				   struct dentry *upper,
+				   struct mvfs_view *view, const char *path)
+{
+	return __mvfs_upper_inode(sb, upper, view, path, true);
 }
 
 /* The view's top takes its owner and mode from the view's record. */

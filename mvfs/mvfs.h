@@ -207,6 +207,8 @@ struct mvfs_sb_info {
 	atomic64_t		wgen;		/* gives out write generations */
 	struct mvfs_follow	*follow;	/* follow.c; set once, acquire */
 	unsigned long		follow_next;	/* jiffies; cmpxchg */
+	/* Bumped when a name may appear unseen by the VFS (a retire). */
+	atomic64_t		ngen;
 	struct rcu_head		rcu;		/* RCU walk reads sbi */
 };
 
@@ -245,6 +247,7 @@ struct mvfs_inode_info {
 	bool			merge;	/* dir: also shows the tree at path */
 	struct mutex		cu_lock;	/* serialises copy-up */
 	struct dentry		*upper;	/* private entry; set once, acquire */
+	struct inode		*cu_target; /* the copy being put in place */
 	u64			wgen;	/* write generation; under inode lock */
 	u64			nlink_tree;	/* the tree nlink was counted in */
 	unsigned int		nlink;	/* its link count, 0 unknown; ONCE */
@@ -348,6 +351,7 @@ struct mvfs_dsel;
 struct mvfs_dsel *mvfs_dsel_get(struct inode *dir);
 void mvfs_dsel_put(struct mvfs_dsel *d);
 bool mvfs_dsel_uniform(const struct mvfs_dsel *d, u64 *tree);
+bool mvfs_dsel_empty(const struct mvfs_dsel *d);
 unsigned int mvfs_dsel_nlink(const struct mvfs_dsel *d);
 void mvfs_dsel_set_nlink(struct mvfs_dsel *d, unsigned int nlink);
 int mvfs_dsel_iterate(struct mvfs_sb_info *sbi, struct mvfs_dsel *d,
@@ -366,10 +370,11 @@ struct inode *mvfs_entry_inode(struct super_block *sb,
 struct inode *mvfs_view_inode(struct super_block *sb, struct mvfs_view *v);
 struct inode *mvfs_upper_inode(struct super_block *sb, struct dentry *upper,
 			       struct mvfs_view *view, const char *path);
+struct inode *mvfs_new_upper_inode(struct super_block *sb,
+				   struct dentry *upper,
+				   struct mvfs_view *view, const char *path);
 void mvfs_copyattr(struct inode *inode);
 void mvfs_inode_attr(struct inode *inode, const struct mvfs_entry *e);
-u64 mvfs_ino(struct mvfs_view *v, const char *dir, const char *name,
-	     unsigned int len);
 bool mvfs_inode_readonly(struct inode *inode);
 int mvfs_permission(struct user_namespace *mnt_userns, struct inode *inode,
 		    int mask);
@@ -383,6 +388,15 @@ void mvfs_free_inode(struct inode *inode);
 void mvfs_evict_inode(struct inode *inode);
 int mvfs_getattr(struct user_namespace *mnt_userns, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
+
+/* names.c */
+u64 mvfs_ino(struct mvfs_view *v, const char *dir, const char *name,
+	     unsigned int len);
+u64 mvfs_ino_prefix(struct mvfs_view *v, const char *dir);
+u64 mvfs_ino_child(u64 prefix, const char *name, unsigned int len);
+unsigned long mvfs_names_stamp(struct mvfs_sb_info *sbi);
+void mvfs_dentry_stamp(struct dentry *dentry, unsigned long stamp);
+bool mvfs_negative_valid(struct dentry *dentry);
 
 /* dir.c */
 extern const struct inode_operations mvfs_dir_iops;
@@ -443,6 +457,22 @@ struct file *mvfs_priv_open(struct mvfs_sb_info *sbi, struct dentry *d,
 int mvfs_priv_iterate(struct mvfs_sb_info *sbi, struct dentry *dir,
 		      struct dir_context *ctx);
 
+/* privmove.c */
+struct mvfs_wname {
+	char		buf[24];	/* "#" kind, then hex */
+	struct qstr	q;
+};
+
+int mvfs_view_work(struct inode *dir, struct dentry **work);
+void mvfs_work_name(struct mvfs_sb_info *sbi, struct mvfs_wname *w, char kind);
+int mvfs_priv_move(struct mvfs_sb_info *sbi, struct dentry *d1,
+		   const struct qstr *n1, struct dentry *d2,
+		   const struct qstr *n2, struct inode *want, bool replace);
+int mvfs_work_whiteout(struct mvfs_sb_info *sbi, struct dentry *work,
+		       struct mvfs_wname *w);
+void mvfs_work_drop(struct mvfs_sb_info *sbi, struct dentry *work,
+		    const struct mvfs_wname *w);
+
 /* copyup.c */
 struct dentry *mvfs_view_top(struct dentry *dentry);
 int mvfs_copy_up(struct dentry *dentry);
@@ -468,6 +498,9 @@ int mvfs_symlink(struct user_namespace *mnt_userns, struct inode *dir,
 int mvfs_link(struct dentry *old, struct inode *dir, struct dentry *dentry);
 int mvfs_unlink(struct inode *dir, struct dentry *dentry);
 int mvfs_rmdir(struct inode *dir, struct dentry *dentry);
+int mvfs_lower_has(struct inode *dir, const struct qstr *name);
+
+/* rename.c */
 int mvfs_rename(struct user_namespace *mnt_userns, struct inode *odir,
 		struct dentry *od, struct inode *ndir, struct dentry *nd,
 		unsigned int flags);

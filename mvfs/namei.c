@@ -24,8 +24,14 @@
 #include <linux/slab.h>
 #include "mvfs.h"
 
-/* Is there an element NAME in the tree DIR shows?  1, 0 or -errno. */
-static int mvfs_lower_has(struct inode *dir, const struct qstr *name)
+/**
+ * mvfs_lower_has - is there an element of this name in the tree
+ * @dir: a directory of a view
+ * @name: the name
+ *
+ * Return: 1, 0, or -errno.
+ */
+int mvfs_lower_has(struct inode *dir, const struct qstr *name)
 {
 	struct mvfs_entry *e;
 	int err;
@@ -96,7 +102,12 @@ static int mvfs_make(struct mvfs_sb_info *sbi, struct inode *udir,
 	const struct cred *c, *old;
 	int err;
 
-	c = mvfs_creds_as(sbi, n->uid, n->gid);
+	/* The mounter making its own: no new credentials needed. */
+	if (uid_eq(n->uid, sbi->creds->fsuid) &&
+	    gid_eq(n->gid, sbi->creds->fsgid))
+		c = get_cred(sbi->creds);
+	else
+		c = mvfs_creds_as(sbi, n->uid, n->gid);
 	if (!c)
 		return -ENOMEM;
 	old = override_creds(c);
@@ -142,8 +153,8 @@ static int __mvfs_new_entry(struct inode *dir, struct dentry *dentry,
 	path = kasprintf(GFP_KERNEL, "%s%s%pd", MVFS_I(dir)->path,
 			 *MVFS_I(dir)->path ? "/" : "", dentry);
 	mutex_unlock(&MVFS_I(dir)->plock);
-	inode = path ? mvfs_upper_inode(dir->i_sb, u, MVFS_I(dir)->view, path)
-		     : ERR_PTR(-ENOMEM);
+	inode = path ? mvfs_new_upper_inode(dir->i_sb, u, MVFS_I(dir)->view,
+					    path) : ERR_PTR(-ENOMEM);
 	kfree(path);
 	err = PTR_ERR_OR_ZERO(inode);
 	if (!err)
@@ -248,30 +259,83 @@ static int __mvfs_link(struct dentry *old, struct inode *dir,
 }
 
 /*
- * Remove NAME from the private directory UDIR (locked): the private entry
- * if any, and a whiteout in its place when the tree has an element NAME.
+ * Remove the private entry NAME of UDIR, if there is one, in one step:
+ * -ENOTEMPTY for a directory that still holds whiteouts.
  */
-static int mvfs_remove(struct mvfs_sb_info *sbi, struct dentry *udir,
-		       const struct qstr *name, bool lower, bool isdir)
+static int mvfs_remove_private(struct mvfs_sb_info *sbi, struct dentry *udir,
+			       const struct qstr *name, bool isdir)
 {
 	struct dentry *u;
 	int err = 0;
 
+	inode_lock_nested(d_inode(udir), I_MUTEX_PARENT);
 	u = lookup_one_len(name->name, udir, name->len);
-	if (IS_ERR(u))
-		return PTR_ERR(u);
-	if (d_is_positive(u) && !mvfs_is_whiteout(u)) {
+	if (IS_ERR(u)) {
+		err = PTR_ERR(u);
+		goto out_unlock;
+	}
+	if (d_is_positive(u) && !mvfs_is_whiteout(u))
 		err = isdir ? mvfs_do_rmdir(sbi, d_inode(udir), u) :
 			      mvfs_do_unlink(sbi, d_inode(udir), u);
-		dput(u);
-		u = err ? ERR_PTR(err) :
-		      lookup_one_len(name->name, udir, name->len);
-		if (IS_ERR(u))
-			return PTR_ERR(u);
-	}
-	if (lower && d_is_negative(u))
-		err = mvfs_do_whiteout(sbi, d_inode(udir), u);
 	dput(u);
+out_unlock:
+	inode_unlock(d_inode(udir));
+	return err;
+}
+
+/*
+ * Remove NAME from the private directory UDIR of DIR, whose private entry
+ * is WANT (NULL: none).  Without an element NAME in the tree, in one
+ * step, unless a directory holds whiteouts.  Else in steps that can be
+ * undone (privmove.c): a private directory is moved to work/, and dropped
+ * there at the end; when the tree has an element NAME (LOWER), a whiteout
+ * made ahead in work/ takes the name (replacing a private file in one
+ * rename).  If the whiteout cannot follow a moved directory, the
+ * directory moves back.
+ */
+static int mvfs_remove(struct inode *dir, struct dentry *udir,
+		       const struct qstr *name, struct inode *want,
+		       bool isdir, bool lower)
+{
+	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
+	struct mvfs_wname wh, x;
+	struct dentry *work;
+	bool moved = false;
+	int err;
+
+	if (!lower) {
+		err = mvfs_remove_private(sbi, udir, name, isdir);
+		if (!isdir || err != -ENOTEMPTY)
+			return err;
+	}
+	err = mvfs_view_work(dir, &work);
+	if (err)
+		return err;
+	if (lower)
+		err = mvfs_work_whiteout(sbi, work, &wh);
+	if (err)
+		goto out_work;
+	if (isdir && want) {
+		mvfs_work_name(sbi, &x, 'x');
+		err = mvfs_priv_move(sbi, udir, name, work, &x.q, want, false);
+		moved = !err;
+	}
+	if (!err && lower)
+		err = mvfs_priv_move(sbi, work, &wh.q, udir, name, NULL, !isdir);
+	/* Kept in work/ (and logged) if it cannot move back. */
+	if (err && moved &&
+	    mvfs_priv_move(sbi, work, &x.q, udir, name, want, false))
+		pr_err_ratelimited("store %s: %pd/%.*s is left in work/ as %s\n",
+				   sbi->store_name, udir, name->len, name->name,
+				   x.buf);
+	if (err)
+		moved = false;
+	if (err && lower)
+		mvfs_work_drop(sbi, work, &wh);
+	if (moved)
+		mvfs_work_drop(sbi, work, &x);
+out_work:
+	dput(work);
 	return err;
 }
 
@@ -280,7 +344,7 @@ static int mvfs_remove_entry(struct inode *dir, struct dentry *dentry,
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
 	struct inode *inode = d_inode(dentry);
-	struct dentry *udir;
+	struct dentry *upper;
 	int lower, err;
 
 	if (isdir) {
@@ -293,16 +357,12 @@ static int mvfs_remove_entry(struct inode *dir, struct dentry *dentry,
 		return err;
 	lower = mvfs_lower_has(dir, &dentry->d_name);
 	err = lower < 0 ? lower : 0;
-	if (!err && isdir && mvfs_upper(inode))
-		err = mvfs_clear_whiteouts(sbi, mvfs_upper(inode));
-	udir = mvfs_upper(dir);
+	upper = mvfs_upper(inode);
+	if (!err)
+		err = mvfs_remove(dir, mvfs_upper(dir), &dentry->d_name,
+				  upper ? d_inode(upper) : NULL, isdir, lower);
 	if (!err) {
-		inode_lock_nested(d_inode(udir), I_MUTEX_PARENT);
-		err = mvfs_remove(sbi, udir, &dentry->d_name, lower, isdir);
-		inode_unlock(d_inode(udir));
-	}
-	if (!err) {
-		if (isdir || !mvfs_upper(inode))
+		if (isdir || !upper)
 			clear_nlink(inode);
 		else
 			mvfs_copyattr(inode);
@@ -335,196 +395,6 @@ int mvfs_rmdir(struct inode *dir, struct dentry *dentry)
 {
 	const struct cred *old = override_creds(MVFS_SB(dir->i_sb)->creds);
 	int err = mvfs_remove_entry(dir, dentry, true);
-
-	revert_creds(old);
-	return err;
-}
-
-/* Prepare a rename: the copies it needs and the target's emptiness. */
-static int mvfs_rename_prepare(struct dentry *od, struct dentry *nd)
-{
-	struct mvfs_sb_info *sbi = MVFS_SB(od->d_sb);
-	struct inode *target = d_inode(nd);
-	int err = 0;
-
-	if (target && S_ISDIR(target->i_mode))
-		err = mvfs_dir_empty(nd);
-	if (!err)
-		err = mvfs_copy_up(od);
-	if (!err)
-		err = mvfs_copy_up(nd->d_parent);
-	if (!err)
-		err = mnt_want_write(sbi->store.mnt);
-	if (!err && target && S_ISDIR(target->i_mode) && mvfs_upper(target)) {
-		err = mvfs_clear_whiteouts(sbi, mvfs_upper(target));
-		if (err)
-			mnt_drop_write(sbi->store.mnt);
-	}
-	return err;
-}
-
-/* The rename in the private area; lock_rename() held on both parents. */
-static int mvfs_rename_upper(struct mvfs_sb_info *sbi, struct dentry *uod,
-			     struct dentry *und, struct dentry *trap,
-			     struct dentry *od, struct dentry *nd,
-			     unsigned int flags, int lower)
-{
-	struct dentry *uo, *un;
-	int err;
-
-	uo = lookup_one_len(od->d_name.name, uod, od->d_name.len);
-	if (IS_ERR(uo))
-		return PTR_ERR(uo);
-	un = lookup_one_len(nd->d_name.name, und, nd->d_name.len);
-	err = PTR_ERR_OR_ZERO(un);
-	if (err)
-		goto out_uo;
-	err = -ESTALE;
-	if (d_inode(uo) != d_inode(mvfs_upper(d_inode(od))))
-		goto out_un;
-	err = uo == trap ? -EINVAL : un == trap ? -ENOTEMPTY : 0;
-	if (!err && mvfs_is_whiteout(un)) {
-		err = mvfs_do_unlink(sbi, d_inode(und), un);
-		dput(un);
-		un = err ? NULL : lookup_one_len(nd->d_name.name, und,
-						 nd->d_name.len);
-		if (IS_ERR(un)) {
-			err = PTR_ERR(un);
-			un = NULL;
-		}
-	}
-	if (!err)
-		err = mvfs_do_rename(sbi, d_inode(uod), uo, d_inode(und), un,
-				     flags);
-	if (!err && lower)
-		err = mvfs_remove(sbi, uod, &od->d_name, true, false);
-out_un:
-	dput(un);
-out_uo:
-	dput(uo);
-	return err;
-}
-
-/* Rename U (in UD1, named by Q1) to NAME in UD2; both parents locked. */
-static int mvfs_move(struct mvfs_sb_info *sbi, struct dentry *ud1,
-		     struct dentry *u, struct dentry *ud2, const char *name,
-		     unsigned int len)
-{
-	struct dentry *n;
-	int err;
-
-	n = lookup_one_len(name, ud2, len);
-	if (IS_ERR(n))
-		return PTR_ERR(n);
-	err = d_is_positive(n) ? -EEXIST :
-	      mvfs_do_rename(sbi, d_inode(ud1), u, d_inode(ud2), n, 0);
-	dput(n);
-	return err;
-}
-
-/*
- * RENAME_EXCHANGE.  The store's ext2 has no exchange, so the two private
- * entries swap through a temporary name, with both parents locked: no
- * mvfs caller sees the middle (the VFS holds both mvfs directories).
- * A crash in the middle leaves the temporary name as a private file.
- */
-static int mvfs_exchange(struct dentry *od, struct dentry *nd)
-{
-	struct mvfs_sb_info *sbi = MVFS_SB(od->d_sb);
-	struct dentry *uod, *und, *uo, *un;
-	char tmp[32];
-	int err;
-
-	err = mvfs_copy_up(od);
-	if (!err)
-		err = mvfs_copy_up(nd);
-	if (!err)
-		err = mnt_want_write(sbi->store.mnt);
-	if (err)
-		return err;
-	uod = mvfs_upper(d_inode(od->d_parent));
-	und = mvfs_upper(d_inode(nd->d_parent));
-	snprintf(tmp, sizeof(tmp), "#x%llx",
-		 (u64)atomic64_inc_return(&sbi->wgen));
-	lock_rename(uod, und);
-	/* By name: a hard link's inode may know another of its names. */
-	uo = lookup_one_len(od->d_name.name, uod, od->d_name.len);
-	un = lookup_one_len(nd->d_name.name, und, nd->d_name.len);
-	err = -ESTALE;
-	if (IS_ERR(uo) || IS_ERR(un) ||
-	    d_inode(uo) != d_inode(mvfs_upper(d_inode(od))) ||
-	    d_inode(un) != d_inode(mvfs_upper(d_inode(nd))))
-		goto out_unlock;
-	err = mvfs_move(sbi, uod, uo, uod, tmp, strlen(tmp));
-	if (!err)
-		err = mvfs_move(sbi, und, un, uod, od->d_name.name,
-				od->d_name.len);
-	if (!err)
-		err = mvfs_move(sbi, uod, uo, und, nd->d_name.name,
-				nd->d_name.len);
-out_unlock:
-	unlock_rename(uod, und);
-	if (!IS_ERR(uo))
-		dput(uo);
-	if (!IS_ERR(un))
-		dput(un);
-	mnt_drop_write(sbi->store.mnt);
-	mvfs_copyattr(d_inode(od->d_parent));
-	mvfs_copyattr(d_inode(nd->d_parent));
-	return err;
-}
-
-static int __mvfs_rename(struct inode *odir, struct dentry *od,
-			 struct inode *ndir, struct dentry *nd,
-			 unsigned int flags)
-{
-	struct mvfs_sb_info *sbi = MVFS_SB(odir->i_sb);
-	struct inode *target = d_inode(nd);
-	struct dentry *uod, *und, *trap;
-	int lower, err;
-
-	if (MVFS_I(odir)->view != MVFS_I(ndir)->view)
-		return -EXDEV;	/* views are separate trees */
-	if (flags & RENAME_EXCHANGE)
-		return mvfs_exchange(od, nd);
-	if (flags & ~RENAME_NOREPLACE)
-		return -EINVAL;	/* RENAME_WHITEOUT: not ours to make */
-	err = mvfs_rename_prepare(od, nd);
-	if (err)
-		return err;
-	lower = mvfs_lower_has(odir, &od->d_name);
-	err = lower < 0 ? lower : 0;
-	uod = mvfs_upper(odir);
-	und = mvfs_upper(ndir);
-	if (!err) {
-		trap = lock_rename(uod, und);
-		err = mvfs_rename_upper(sbi, uod, und, trap, od, nd, flags,
-					lower);
-		unlock_rename(uod, und);
-	}
-	if (!err && target) {
-		if (S_ISDIR(target->i_mode) || !mvfs_upper(target)) {
-			clear_nlink(target);
-			target->i_ctime = current_time(target);
-		} else {
-			mvfs_copyattr(target);
-		}
-	}
-	if (!err)
-		MVFS_I(d_inode(od))->wgen = atomic64_inc_return(&sbi->wgen);
-	mnt_drop_write(sbi->store.mnt);
-	mvfs_copyattr(odir);
-	mvfs_copyattr(ndir);
-	mvfs_copyattr(d_inode(od));
-	return err;
-}
-
-int mvfs_rename(struct user_namespace *mnt_userns, struct inode *odir,
-		struct dentry *od, struct inode *ndir, struct dentry *nd,
-		unsigned int flags)
-{
-	const struct cred *old = override_creds(MVFS_SB(odir->i_sb)->creds);
-	int err = __mvfs_rename(odir, od, ndir, nd, flags);
 
 	revert_creds(old);
 	return err;

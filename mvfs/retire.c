@@ -258,6 +258,8 @@ static int mvfs_retire(struct mvfs_priv_req *r)
 		err = mvfs_retire_whiteout(sbi, mvfs_upper(dir), &r->name);
 	else
 		err = -ENOENT;
+	/* Names may show through where the entry was: no negative holds. */
+	atomic64_inc(&sbi->ngen);
 	mnt_drop_write(sbi->store.mnt);
 out_unlock_victim:
 	if (d_really_is_positive(d))

@@ -84,7 +84,7 @@ void mvfs_dir_refresh(struct inode *dir)
  * Still what the view shows?  A private entry while it is in the private
  * area; an element while it is still at its path (a directory whatever
  * its tree); a version named by label while no reload happened; a fixed
- * version always.  Negative dentries are looked up again.
+ * version always; a negative dentry while mvfs_negative_valid().
  */
 static int mvfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 {
@@ -93,10 +93,10 @@ static int mvfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 	struct dentry *upper;
 	struct mvfs_view *v;
 
-	if (!inode)
-		return 0;
-	if (mvfs_follow(inode->i_sb, flags))
+	if (mvfs_follow(dentry->d_sb, flags))
 		return -ECHILD;
+	if (!inode)
+		return mvfs_negative_valid(dentry);
 	ei = MVFS_I(inode);
 	v = ei->view;
 	if (ei->by_label &&

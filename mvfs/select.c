@@ -77,6 +77,22 @@ bool mvfs_dsel_uniform(const struct mvfs_dsel *d, u64 *tree)
 }
 
 /**
+ * mvfs_dsel_empty - does no tree give the directory children
+ * @d: the selection, or NULL (nothing)
+ *
+ * Return: true when every child is private.
+ */
+bool mvfs_dsel_empty(const struct mvfs_dsel *d)
+{
+	u32 i;
+
+	for (i = 0; d && i < d->n; i++)
+		if (d->c[i].rev && d->c[i].tree)
+			return false;
+	return true;
+}
+
+/**
  * mvfs_dsel_nlink - the link count a selection gives its directory
  * @d: the selection, or NULL
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * store_int.h: what store.c (files, trees, objects) and store_state.c
- * (the state file) share.  Together they are the module's only reader
+ * store_int.h: what store.c (files, objects), store_tree.c (trees) and
+ * store_state.c (the state file) share.  Together they are the module's only reader
  * of the store's layout; nothing else includes this.
  */
 #ifndef _MVFS_STORE_INT_H
@@ -18,6 +18,7 @@ struct mvfs_bounds {
 struct file *mvfs_open(struct mvfs_sb_info *sbi, const char *name);
 int mvfs_read_at(struct file *file, void *buf, size_t len, u64 pos);
 int mvfs_state_corrupt(struct mvfs_sb_info *sbi, const char *what, u32 n);
+int mvfs_corrupt(struct mvfs_sb_info *sbi, const char *what, u64 off);
 bool mvfs_entry_decode(const struct mvfs_entry_disk *d, struct mvfs_entry *e,
 		       const struct mvfs_bounds *b);
 

@@ -16,6 +16,7 @@
  *   deep      the top also holds deep, a chain of N (default 2100)
  *             directories named d
  *   latin1    a label named "lab\xe9" (Latin-1, not a valid name)
+ *   revs      N (default 2100) revisions, each with the good top
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -106,23 +107,28 @@ static int write_file(const char *dir, const char *name, const void *buf,
 	return 0;
 }
 
+/* The state: NREVS revisions of the top TOP, LABEL if set, view t. */
 static int write_state(const char *dir, __u64 top, __u32 top_size,
-		       const char *label)
+		       const char *label, __u32 nrevs)
 {
 	struct mvfs_state_hdr h = { .magic = htole32(MVFS_STATE_MAGIC) };
 	struct mvfs_rev_disk r = { 0 };
 	struct mvfs_label_disk l = { 0 };
 	struct mvfs_view_disk v = { 0 };
-	unsigned char buf[1024];
-	size_t n = 0;
+	size_t n = 0, size = mvfs_state_size(1, nrevs, label ? 1 : 0, 1, 0);
+	unsigned char *buf = malloc(size);
+	__u32 i;
+	int err;
 
+	if (!buf)
+		return perror("mkstore"), -1;
 	h.format = htole32(1);
 	h.pack_len = htole64(pack_len);
 	h.next_object = htole64(0x200);
-	h.nrevs = htole32(1);
+	h.nrevs = htole32(nrevs);
 	h.nlabels = htole32(label ? 1 : 0);
 	h.nviews = htole32(1);
-	h.size = htole64(mvfs_state_size(1, 1, label ? 1 : 0, 1, 0));
+	h.size = htole64(size);
 	r.root.mode = htole32(S_IFDIR | 0755);
 	r.root.size = htole64(top_size);
 	r.root.ref = htole64(top);
@@ -131,8 +137,10 @@ static int write_state(const char *dir, __u64 top, __u32 top_size,
 	v.mode = htole32(0755);
 	memcpy(buf, &h, sizeof(h));
 	n = sizeof(h);
-	memcpy(buf + n, &r, sizeof(r));
-	n += sizeof(r);
+	for (i = 0; i < nrevs; i++) {
+		memcpy(buf + n, &r, sizeof(r));
+		n += sizeof(r);
+	}
 	if (label) {
 		strcpy(l.name, label);
 		l.rev = htole64(1);
@@ -143,7 +151,9 @@ static int write_state(const char *dir, __u64 top, __u32 top_size,
 	n += sizeof(v);
 	h.checksum = htole64(mvfs_fnv64(MVFS_FNV64_INIT, buf, n));
 	memcpy(buf, &h, sizeof(h));
-	return write_file(dir, MVFS_STATE_FILE, buf, n);
+	err = write_file(dir, MVFS_STATE_FILE, buf, n);
+	free(buf);
+	return err;
 }
 
 int main(int argc, char **argv)
@@ -214,5 +224,6 @@ int main(int argc, char **argv)
 	if (write_file(dir, MVFS_PACK_FILE, pack, pack_len))
 		return 1;
 	return write_state(dir, top_off, n,
-			   !strcmp(c, "latin1") ? "lab\xe9" : NULL) ? 1 : 0;
+			   !strcmp(c, "latin1") ? "lab\xe9" : NULL,
+			   !strcmp(c, "revs") ? depth : 1) ? 1 : 0;
 }
