@@ -75,7 +75,7 @@ static void mvfs_holder_read(struct mvfs_store *s, char *buf, size_t size)
 	size_t pid;
 	int fd;
 
-	fd = openat(s->dfd, MVFS_LOCK_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = mvfs_open_file(s->dfd, MVFS_LOCK_FILE, O_RDONLY);
 	if (fd >= 0) {
 		n = read(fd, raw, sizeof(raw) - 1);
 		close(fd);
