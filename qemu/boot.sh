@@ -5,13 +5,15 @@
 #
 #   boot.sh -k BZIMAGE -i INITRAMFS -s STORE_IMG [-m shell|cmd|check]
 #           [-c CMD] [-b SUITE] [-t TESTS] [-r RUN_ID] [-T TIMEOUT]
-#           [-l LOG] [-S DIR]
+#           [-l LOG] [-S DIR] [-e NAME=VALUE]...
 #
 # shell: an interactive shell on this terminal.  cmd: run CMD in the guest,
 # stream its output and exit with its status.  check: run the guest tests
 # (suite SUITE, pattern TESTS, RUN_ID exported to them) and print the console, for
 # tests/check.sh to read.  Every non-interactive boot has a timeout; a guest
-# that panics reboots, which -no-reboot turns into QEMU's exit.
+# that panics reboots, which -no-reboot turns into QEMU's exit.  Each -e
+# exports NAME=VALUE to the guest's commands and tests (the torture
+# campaigns' ROUNDS and SEED).
 #
 # Environment: MVFS_ACCEL (tcg), MVFS_MEM (MiB), MVFS_SMP, MVFS_SHARE (a
 # host folder the guest mounts read-only at /share, over virtio-9p; -S too).
@@ -19,8 +21,8 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 mode=shell cmd= suite=boot1 tests= run_id= timeout=0 log= share=${MVFS_SHARE:-}
-kernel= initrd= store=
-while getopts k:i:s:m:c:b:t:r:T:l:S: opt; do
+kernel= initrd= store= env=()
+while getopts k:i:s:m:c:b:t:r:T:l:S:e: opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	i) initrd=$OPTARG ;;
@@ -33,6 +35,7 @@ while getopts k:i:s:m:c:b:t:r:T:l:S: opt; do
 	T) timeout=$OPTARG ;;
 	l) log=$OPTARG ;;
 	S) share=$OPTARG ;;
+	e) env+=("$OPTARG") ;;
 	*) exit 2 ;;
 	esac
 done
@@ -47,6 +50,12 @@ mkdir -p "$work/root/etc/mvfs"
 	printf 'MODE=%q\nSUITE=%q\nTESTS=%q\nexport RUN_ID=%q\n' \
 		"$mode" "$suite" "$tests" "$run_id"
 	[ -z "$share" ] || echo "SHARE=1"
+	for e in "${env[@]}"; do
+		case $e in
+		[A-Za-z_]*=*) printf 'export %s=%q\n' "${e%%=*}" "${e#*=}" ;;
+		*) echo "boot.sh: -e $e: not NAME=VALUE" >&2; exit 2 ;;
+		esac
+	done
 } > "$work/root/etc/mvfs/boot.conf"
 printf '%s\n' "$cmd" > "$work/root/etc/mvfs/cmd"
 (cd "$work/root" && find . | cpio -o -H newc --owner 0:0 --quiet) \
