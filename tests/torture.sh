@@ -93,7 +93,7 @@ case broken-fsync in *"$pattern"*)
 	ran=1
 	echo "# broken-fsync: the power-cut campaign on tools that skip a syncfs"
 	campaign powercut "$out/broken-fsync" "$broken" -e TORTURE=full \
-		-e ROUNDS=4 -e POWERCUT_OPS=import > /dev/null
+		-e ROUNDS=3 -e POWERCUT_OPS=import -e BIG_MB=4 > /dev/null
 	read -r p f < "$out/broken-fsync.counts" || f=0
 	[ "${f:-0}" -gt 0 ]
 	result $? "broken-fsync: the power-cut campaign fails on tools that skip the syncfs before a commit ($f failures)"

@@ -123,6 +123,16 @@ static int mvfs_commit_state(struct mvfs_store *s, __u64 index_add)
 	return err;
 }
 
+/*
+ * make torture builds the tools once more with -DMVFS_TEST_SKIP_FSYNC=1,
+ * for its proof that the power-cut campaign (tests/torture/powercut)
+ * catches a commit whose objects and trees were never made durable.
+ * Never set in the tools that are installed.
+ */
+#ifndef MVFS_TEST_SKIP_FSYNC
+#define MVFS_TEST_SKIP_FSYNC 0
+#endif
+
 /**
  * mvfs_store_commit_rev - make the built revision the newest one
  * @s: the store, after mvfs_store_begin() and the contents
@@ -153,7 +163,7 @@ int mvfs_store_commit_rev(struct mvfs_store *s,
 		err = mvfs_pack_append(s, msg, msg_len, &msg_off);
 	if (!err)
 		err = mvfs_index_flush(s, &index_add);
-	if (!err && syncfs(s->dfd))
+	if (!err && !MVFS_TEST_SKIP_FSYNC && syncfs(s->dfd))
 		err = mvfs_err(-errno, "store %s: sync: %s", s->dir,
 			       strerror(errno));
 	if (!err)
