@@ -364,8 +364,11 @@ static int mutate(const char *dir, const char *seed)
 	unsigned int kind;
 
 	store = dir;
-	rs = strtoull(seed, NULL, 10) * 0x9e3779b97f4a7c15ULL | 1;
-	rnd(0);
+	/* splitmix64 of the seed: near seeds give unrelated sequences. */
+	rs = strtoull(seed, NULL, 10) + 0x9e3779b97f4a7c15ULL;
+	rs = (rs ^ (rs >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	rs = (rs ^ (rs >> 27)) * 0x94d049bb133111ebULL;
+	rs = (rs ^ (rs >> 31)) | 1;
 	walk_revs();
 	if (!ntrees)
 		return -1;
