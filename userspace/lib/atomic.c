@@ -144,7 +144,14 @@ int mvfs_write_new(int dfd, const char *name, const void *buf, size_t len)
 		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	err = mvfs_fault("state-write") ? -ENOSPC : 0;
+	/*
+	 * The name first: once the file's own fsync has written its inode,
+	 * a crash must not find an inode without an entry, which e2fsck -p
+	 * leaves to a manual run (ext2 has no journal).
+	 */
+	err = fsync(dfd) ? -errno : 0;
+	if (!err && mvfs_fault("state-write"))
+		err = -ENOSPC;
 	if (!err)
 		err = mvfs_pwrite(fd, buf, len, 0);
 	if (!err && fsync(fd))
