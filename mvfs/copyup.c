@@ -246,6 +246,33 @@ static void mvfs_set_ctime(struct inode *u, const struct timespec64 *c)
 	inode_unlock(u);
 }
 
+/*
+ * Make a placed copy durable.  Its data was synced before the rename,
+ * but its inode, its origin (an xattr block) and the rename itself are
+ * dirty buffers and directory pages of the store's ext2, which fsync()
+ * of the private file does not write: a change fsync'ed in the view
+ * right after its copy-up was lost with them in a power cut, and e2fsck
+ * -p found an unattached inode (tests/torture/powercut).  ext2 has no
+ * call that writes just those, so the store's filesystem is synced, as
+ * syncfs(2) does.  A failure is logged: the copy is in place all the
+ * same, and the writes will be retried.
+ *
+ * Called with the inode's ->cu_lock held, perhaps VFS locks of mvfs
+ * inodes; takes the store's s_umount for reading, as syncfs(2) does.
+ */
+static void mvfs_copy_sync(struct mvfs_sb_info *sbi)
+{
+	struct super_block *sb = sbi->store.mnt->mnt_sb;
+	int err;
+
+	down_read(&sb->s_umount);
+	err = sync_filesystem(sb);
+	up_read(&sb->s_umount);
+	if (err)
+		pr_warn_ratelimited("store %s: sync after a copy-up: %d\n",
+				    sbi->store_name, err);
+}
+
 /* Copy DENTRY up; its parent already has its private entry. */
 static int mvfs_copy_up_one(struct dentry *dentry)
 {
@@ -273,8 +300,10 @@ static int mvfs_copy_up_one(struct dentry *dentry)
 	dput(parent);
 	err = PTR_ERR_OR_ZERO(d);
 	/* The copy keeps the element's ctime, which no call can set. */
-	if (!err)
+	if (!err) {
 		mvfs_set_ctime(d_inode(d), &inode->i_ctime);
+		mvfs_copy_sync(sbi);
+	}
 	mnt_drop_write(sbi->store.mnt);
 	if (!err) {
 		/* Publish it complete: mvfs_upper() pairs with this. */

@@ -6,12 +6,15 @@
 #   boot.sh -k BZIMAGE -i INITRAMFS -s STORE_IMG [-m shell|cmd|check]
 #           [-c CMD] [-b SUITE] [-t TESTS] [-r RUN_ID] [-T TIMEOUT]
 #           [-l LOG] [-S DIR] [-n server|client -p PORT] [-P PIDFILE]
+#           [-e NAME=VALUE]...
 #
 # shell: an interactive shell on this terminal.  cmd: run CMD in the guest,
 # stream its output and exit with its status.  check: run the guest tests
 # (suite SUITE, pattern TESTS, RUN_ID exported to them) and print the console, for
 # tests/check.sh to read.  Every non-interactive boot has a timeout; a guest
-# that panics reboots, which -no-reboot turns into QEMU's exit.
+# that panics reboots, which -no-reboot turns into QEMU's exit.  Each -e
+# exports NAME=VALUE to the guest's commands and tests (the torture
+# campaigns' ROUNDS and SEED).
 #
 # -n makes the guest one node of a two-machine store (the NFS tests, make
 # run NODES=2): a virtio-net link to the other guest over a QEMU socket
@@ -29,8 +32,8 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 mode=shell cmd= suite=boot1 tests= run_id= timeout=0 log= share=${MVFS_SHARE:-}
-kernel= initrd= store= node= port= pidfile=
-while getopts k:i:s:m:c:b:t:r:T:l:S:n:p:P: opt; do
+kernel= initrd= store= node= port= pidfile= env=()
+while getopts k:i:s:m:c:b:t:r:T:l:S:n:p:P:e: opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	i) initrd=$OPTARG ;;
@@ -46,6 +49,7 @@ while getopts k:i:s:m:c:b:t:r:T:l:S:n:p:P: opt; do
 	n) node=$OPTARG ;;
 	p) port=$OPTARG ;;
 	P) pidfile=$OPTARG ;;
+	e) env+=("$OPTARG") ;;
 	*) exit 2 ;;
 	esac
 done
@@ -60,6 +64,12 @@ mkdir -p "$work/root/etc/mvfs"
 	printf 'MODE=%q\nSUITE=%q\nTESTS=%q\nexport RUN_ID=%q\n' \
 		"$mode" "$suite" "$tests" "$run_id"
 	[ -z "$share" ] || echo "SHARE=1"
+	for e in "${env[@]}"; do
+		case $e in
+		[A-Za-z_]*=*) printf 'export %s=%q\n' "${e%%=*}" "${e#*=}" ;;
+		*) echo "boot.sh: -e $e: not NAME=VALUE" >&2; exit 2 ;;
+		esac
+	done
 } > "$work/root/etc/mvfs/boot.conf"
 printf '%s\n' "$cmd" > "$work/root/etc/mvfs/cmd"
 (cd "$work/root" && find . | cpio -o -H newc --owner 0:0 --quiet) \

@@ -1,15 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# initramfs.sh OUT MODULE_DIR BIN_DIR TESTS_DIR TEST_BIN_DIR
+# initramfs.sh OUT MODULE_DIR BIN_DIR TESTS_DIR TEST_BIN_DIR [TORTURE_DIR]
 #
 # The guest's base initramfs: busybox-static, /init, mvfs.ko and the test
-# modules of one flavour, the static tools and the guest tests.  The part
+# modules of one flavour, the static tools, the guest tests (at /tests)
+# and the torture campaigns (at /tests/torture).  The part
 # that changes per boot (boot.conf, the command) is a second archive that
 # qemu/boot.sh appends.
 set -euo pipefail
 
-out=$1 moddir=$2 bindir=$3 testdir=$4 tbindir=$5
+out=$1 moddir=$2 bindir=$3 testdir=$4 tbindir=$5 torturedir=${6:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -48,6 +49,8 @@ host_bin() {
 # (qemu/init, two-guest tests): nfsd's helpers from nfs-kernel-server,
 # mount.nfs from nfs-common, and the files their libraries read.
 copy_bin "$(host_bin e2fsck e2fsprogs)"
+# dmsetup for the power-cut campaign (tests/torture/powercut).
+copy_bin "$(host_bin dmsetup dmsetup)"
 for b in rpc.nfsd rpc.mountd exportfs; do
 	copy_bin "$(host_bin $b nfs-kernel-server)"
 done
@@ -76,6 +79,7 @@ echo 'export PS1="\\w # "' > "$stage/etc/profile"
 cp "$moddir"/*.ko "$stage/lib/modules/"
 cp "$bindir"/* "$stage/usr/bin/" 2>/dev/null || true
 cp -r "$testdir"/. "$stage/tests/"
+[ -z "$torturedir" ] || cp -r "$torturedir" "$stage/tests/torture"
 cp "$tbindir"/* "$stage/tests/bin/" 2>/dev/null || true
 (cd "$stage" && find . -print0 | cpio --null -o -H newc --owner 0:0 \
 	--quiet) > "$out.tmp"

@@ -4,15 +4,18 @@
 # check.sh: the host side of `make check`.
 #
 #   check.sh -k BZIMAGE -i INITRAMFS -o OUTDIR [-T TIMEOUT] [-t PATTERN]
-#            [-s SUITES] [-B TEST_BIN_DIR]
+#            [-s SUITES] [-B TEST_BIN_DIR] [-e NAME=VALUE]...
 #
 # Boots the guest once per suite (default: boot1, then boot2 on the same
 # fresh store image, then two guests sharing a store over NFS (nfs_pair),
-# then the host-side tests of /init and boot.sh, then
-# the harness's own self-tests), streams the results as TAP, scans every
-# console log for kernel reports, runs e2fsck -fn on the store, and ends
+# then the torture campaigns with a few rounds each on a fresh store of
+# their own, then the host-side tests of /init and boot.sh, then the
+# harness's own self-tests), streams the results as TAP, scans every
+# console log for kernel reports, runs e2fsck -fn on the stores, and ends
 # with "N passed, N failed".  The exit status is non-zero when anything
-# failed.
+# failed.  Each -e NAME=VALUE is exported to the guest's tests (SEED,
+# ROUNDS, TORTURE: see tests/guest/run); the torture suite gets a random
+# SEED, printed, when none is given.
 #
 # PATTERN selects the guest tests whose SUITE/NAME contains it (as
 # tests/guest/run does), the host tests whose host/NAME contains it, and
@@ -22,8 +25,8 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-timeout=600 pattern= suites= tbin=
-while getopts k:i:o:T:t:s:B: opt; do
+timeout=600 pattern= suites= tbin= genv=()
+while getopts k:i:o:T:t:s:B:e: opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	i) initrd=$OPTARG ;;
@@ -32,6 +35,7 @@ while getopts k:i:o:T:t:s:B: opt; do
 	t) pattern=$OPTARG ;;
 	s) suites=$OPTARG ;;
 	B) tbin=$OPTARG ;;
+	e) genv+=(-e "$OPTARG") ;;
 	*) exit 2 ;;
 	esac
 done
@@ -43,18 +47,7 @@ reports="$reports|possible recursive locking|lock held when returning"
 reports="$reports|suspicious RCU usage|unreferenced object|soft lockup"
 reports="$reports|hard LOCKUP|INFO: task .* blocked|Call Trace:"
 
-n=0 passed=0 failed=0
-
-result() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		passed=$((passed + 1))
-		echo "ok $n - $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $2"
-	fi
-}
+. "$top/tests/result.sh"
 
 new_store() {
 	rm -f "$1"
@@ -97,7 +90,7 @@ boot_suite() {
 	echo "# booting the guest for $suite (console: $log)"
 	"$top/qemu/boot.sh" -k "$kernel" -i "$initrd" -s "$store" -m check \
 		-b "$suite" -t "${suite_pattern-$pattern}" -r "$run_id" \
-		-T "$timeout" -l "$log" "$@" |
+		-T "$timeout" -l "$log" "${genv[@]}" "$@" |
 		awk -W interactive -v start="$n" -v counts="$out/counts" \
 			-f "$top/tests/tap.awk"
 	rc=${PIPESTATUS[0]}
@@ -206,8 +199,9 @@ selftest() {
 # suite_tests SUITE: the tests of SUITE, as SUITE/NAME, one a line: the
 # executable files that tests/guest/run would run.
 suite_tests() {
-	local t
-	for t in "$top/tests/guest/$1"/*; do
+	local t dir=$top/tests/guest/$1
+	[ "$1" != torture ] || dir=$top/tests/torture
+	for t in "$dir"/*; do
 		[ -f "$t" ] && [ -x "$t" ] && echo "$1/${t##*/}"
 	done
 }
@@ -352,8 +346,12 @@ run_id=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 default=
 if [ -z "$suites" ]; then
 	default=1
-	suites="boot1 boot2 nfs-b"
+	suites="boot1 boot2 nfs-b torture"
 fi
+case " ${genv[*]} " in
+*" SEED="*) ;;
+*) genv+=(-e "SEED=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')") ;;
+esac
 host_tests=
 [ -z "$default" ] || host_tests="host/e2fsck-repair host/e2fsck-refuse host/share-9p"
 
@@ -382,16 +380,25 @@ if [ -z "$run_suites$run_host$run_harness" ]; then
 fi
 
 new_store "$out/store.img"
+new_store "$out/store-torture.img"
 for suite in $run_suites; do
 	case $suite in
 	nfs-b) nfs_pair ;;
+	torture)
+		echo "# torture:$(printf ' %s' "${genv[@]}" | sed 's/ -e / /g')" \
+			"(make check T=torture SEED=N replays a run)"
+		boot_suite "$suite" "$out/store-torture.img"
+		e2fsck -fn "$out/store-torture.img" > "$out/e2fsck-torture.log" 2>&1
+		result $? "torture: its store image passes e2fsck -fn afterwards" ;;
 	*) boot_suite "$suite" "$out/store.img" ;;
 	esac
 done
-if [ -n "$default" ] && [ -n "${run_suites/ nfs-b/}" ]; then
-	e2fsck -fn "$out/store.img" > "$out/e2fsck.log" 2>&1
-	result $? "the store image passes e2fsck -fn after the boots"
-fi
+case " $run_suites " in *" boot"*)
+	if [ -n "$default" ]; then
+		e2fsck -fn "$out/store.img" > "$out/e2fsck.log" 2>&1
+		result $? "the store image passes e2fsck -fn after the boots"
+	fi ;;
+esac
 for t in $run_host; do
 	case $t in
 	host/e2fsck-repair) host_e2fsck_repair ;;

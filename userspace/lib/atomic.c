@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "err.h"
 #include "store_int.h"
@@ -92,6 +93,35 @@ ssize_t mvfs_pread_upto(int fd, void *buf, size_t len, __u64 off)
 }
 
 /**
+ * mvfs_open_file - open a store file, which must be a regular file
+ * @dfd: the store directory
+ * @name: the file, a path below @dfd
+ * @flags: O_RDONLY or O_RDWR
+ *
+ * Follows no symlink in the last component and does not block: a FIFO
+ * planted in a store file's place would block open() and read() for
+ * ever.  Anything but a regular file is refused, as the module refuses
+ * it, so that a corrupt or hostile store gives an error, never a hang.
+ *
+ * Return: the descriptor, or -errno (no message): -ELOOP for a symlink,
+ * -EIO for a FIFO, device, socket or directory.
+ */
+int mvfs_open_file(int dfd, const char *name, int flags)
+{
+	struct stat st;
+	int fd;
+
+	fd = openat(dfd, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EIO;
+	}
+	return fd;
+}
+
+/**
  * mvfs_write_new - make file @name anew, write it whole and fsync it
  * @dfd: the directory
  * @name: the file; whatever had that name is unlinked first
@@ -114,7 +144,14 @@ int mvfs_write_new(int dfd, const char *name, const void *buf, size_t len)
 		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	err = mvfs_fault("state-write") ? -ENOSPC : 0;
+	/*
+	 * The name first: once the file's own fsync has written its inode,
+	 * a crash must not find an inode without an entry, which e2fsck -p
+	 * leaves to a manual run (ext2 has no journal).
+	 */
+	err = fsync(dfd) ? -errno : 0;
+	if (!err && mvfs_fault("state-write"))
+		err = -ENOSPC;
 	if (!err)
 		err = mvfs_pwrite(fd, buf, len, 0);
 	if (!err && fsync(fd))

@@ -256,8 +256,7 @@ static void mvfs_fsck_branches(struct mvfs_fsck *f)
 /* Open the store as a writer would, but without its checks and trims. */
 static int mvfs_fsck_open(struct mvfs_fsck *f, const char *dir)
 {
-	int flags = (f->flags & MVFS_FSCK_REPAIR ? O_RDWR : O_RDONLY) |
-		    O_NOFOLLOW | O_CLOEXEC;
+	int flags = f->flags & MVFS_FSCK_REPAIR ? O_RDWR : O_RDONLY;
 	struct mvfs_store *s;
 	int err;
 
@@ -271,8 +270,9 @@ static int mvfs_fsck_open(struct mvfs_fsck *f, const char *dir)
 		err = mvfs_state_read(s);
 	if (err)
 		return err;
-	s->pack_fd = openat(s->dfd, MVFS_PACK_FILE, flags);
-	s->index_fd = openat(s->dfd, MVFS_INDEX_FILE, flags);
+	/* Not there or not a file (-errno): the passes say so. */
+	s->pack_fd = mvfs_open_file(s->dfd, MVFS_PACK_FILE, flags);
+	s->index_fd = mvfs_open_file(s->dfd, MVFS_INDEX_FILE, flags);
 	if (s->pack_fd >= 0 && mvfs_specs_load(s))
 		mvfs_fsck_problem(f, "%s", mvfs_errmsg(-EIO));
 	return 0;

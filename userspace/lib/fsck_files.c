@@ -88,7 +88,7 @@ static int mvfs_fsck_hash(struct mvfs_fsck *f, __u64 n, __u64 off,
 		return mvfs_err(-ENOMEM, "out of memory");
 	if (n) {
 		mvfs_object_path(path, n);
-		fd = openat(f->s->dfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		fd = mvfs_open_file(f->s->dfd, path, O_RDONLY);
 		len = (__u64)-1;
 	}
 	*hash = MVFS_FNV64_INIT;

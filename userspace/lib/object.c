@@ -98,10 +98,11 @@ static int mvfs_object_equal(struct mvfs_store *s, __u64 n, int fd,
 	int ofd, ret;
 
 	mvfs_object_path(path, n);
-	ofd = openat(s->dfd, path, O_RDONLY | O_CLOEXEC);
+	ofd = mvfs_open_file(s->dfd, path, O_RDONLY);
 	if (ofd < 0)
 		return mvfs_err(-EIO, "store %s: object %s: %s", s->dir, path,
-				strerror(errno));
+				ofd == -EIO || ofd == -ELOOP ?
+				"not a regular file" : strerror(-ofd));
 	if (fstat(ofd, &st))
 		ret = mvfs_err(-errno, "store %s: %s: %s", s->dir, path,
 			       strerror(errno));

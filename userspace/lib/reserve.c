@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "err.h"
 #include "reserve.h"
+#include "store_int.h"
 
 #define MVFS_RESV_FILE	"reserved"
 #define MVFS_RESV_TMP	"reserved.tmp"
@@ -89,15 +90,21 @@ int mvfs_resv_read(const char *store_dir, struct mvfs_resv *r)
 {
 	char *name;
 	FILE *f;
-	int err;
+	int fd, err;
 
 	memset(r, 0, sizeof(*r));
 	if (asprintf(&name, "%s/%s", store_dir, MVFS_RESV_FILE) < 0)
 		return mvfs_resv_oom();
-	f = fopen(name, "re");
+	fd = mvfs_open_file(AT_FDCWD, name, O_RDONLY);
+	f = fd < 0 ? NULL : fdopen(fd, "r");
+	if (fd >= 0 && !f) {
+		err = -errno;
+		close(fd);
+		fd = err;
+	}
 	if (!f) {
-		err = errno == ENOENT ? 0 : mvfs_err(-errno, "%s: %s", name,
-						     strerror(errno));
+		err = fd == -ENOENT ? 0 : mvfs_err(fd, "%s: %s", name,
+						   strerror(-fd));
 		free(name);
 		return err;
 	}

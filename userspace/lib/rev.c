@@ -103,6 +103,16 @@ static int mvfs_rev_append(struct mvfs_store *s,
 	return 0;
 }
 
+/*
+ * make torture builds the tools once more with -DMVFS_TEST_SKIP_FSYNC=1,
+ * for its proof that the power-cut campaign (tests/torture/powercut)
+ * catches a commit whose objects and trees were never made durable.
+ * Never set in the tools that are installed.
+ */
+#ifndef MVFS_TEST_SKIP_FSYNC
+#define MVFS_TEST_SKIP_FSYNC 0
+#endif
+
 /**
  * mvfs_commit_built - commit what was built, and the state in memory
  * @s: the store, building
@@ -121,7 +131,7 @@ int mvfs_commit_built(struct mvfs_store *s, bool rev)
 	int err;
 
 	err = mvfs_index_flush(s, &index_add);
-	if (!err && syncfs(s->dfd))
+	if (!err && !MVFS_TEST_SKIP_FSYNC && syncfs(s->dfd))
 		err = mvfs_err(-errno, "store %s: sync: %s", s->dir,
 			       strerror(errno));
 	if (err)

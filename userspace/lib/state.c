@@ -289,13 +289,14 @@ static int mvfs_state_read_file(struct mvfs_store *s, void **bufp,
 	void *buf = NULL;
 	int fd, err;
 
-	fd = openat(s->dfd, MVFS_STATE_FILE, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT)
+	fd = mvfs_open_file(s->dfd, MVFS_STATE_FILE, O_RDONLY);
+	if (fd == -ENOENT)
 		return mvfs_err(-ENOENT, "store %s: %s: run mvfs init",
 				s->dir, "not an mvfs store (no state file)");
 	if (fd < 0)
-		return mvfs_err(-errno, "store %s: %s: %s", s->dir,
-				MVFS_STATE_FILE, strerror(errno));
+		return mvfs_err(fd, "store %s: %s: %s", s->dir,
+				MVFS_STATE_FILE, fd == -EIO || fd == -ELOOP ?
+				"not a regular file" : strerror(-fd));
 	err = fstat(fd, &st) ? -errno : 0;
 	if (!err && (st.st_size < (off_t)sizeof(struct mvfs_state_hdr) ||
 		     (__u64)st.st_size > MVFS_STATE_MAX))

@@ -129,16 +129,13 @@ static void mvfs_drop_cache(int fd)
 
 static int mvfs_open_at(struct mvfs_store *s, const char *name, int *fdp)
 {
-	int flags = (s->write ? O_RDWR : O_RDONLY) | O_CLOEXEC;
-	struct stat st;
-
-	*fdp = openat(s->dfd, name, flags);
-	if (*fdp < 0 || fstat(*fdp, &st))
-		return mvfs_err(-errno, "store %s: %s: %s", s->dir, name,
-				strerror(errno));
-	if (!S_ISREG(st.st_mode))
+	*fdp = mvfs_open_file(s->dfd, name, s->write ? O_RDWR : O_RDONLY);
+	if (*fdp == -EIO || *fdp == -ELOOP)
 		return mvfs_err(-EIO, "store %s: %s is not a file", s->dir,
 				name);
+	if (*fdp < 0)
+		return mvfs_err(*fdp, "store %s: %s: %s", s->dir, name,
+				strerror(-*fdp));
 	mvfs_drop_cache(*fdp);
 	return 0;
 }
