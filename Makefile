@@ -30,7 +30,7 @@ TOOL_LIB	:= $(wildcard userspace/lib/*.c)
 TOOL_HDR	:= $(wildcard userspace/lib/*.h mvfs/uapi/*.h)
 TEST_C		:= $(wildcard tests/guest/c/*.c)
 TEST_BINS	:= $(patsubst tests/guest/c/%.c,$(BUILD)/tbin/%,$(TEST_C))
-GUEST_TESTS	:= $(shell find tests/guest -type f ! -path '*/c/*')
+GUEST_TESTS	:= $(shell find tests/guest tests/torture -type f ! -path '*/c/*')
 
 CFLAGS_TOOLS	:= -O2 -static -Wall -Wextra -Werror -D_GNU_SOURCE -Imvfs/uapi
 

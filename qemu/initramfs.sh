@@ -17,24 +17,41 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,etc/mvfs,proc,sys,dev,tmp,root}
 mkdir -p "$stage"/{lib/modules,var/lib/mvfs,view,vob,share,run,tests/bin}
 cp /bin/busybox "$stage/bin/busybox"
-# e2fsck (busybox has none) for /init's check of the store disk: Debian's
-# is dynamically linked, so it comes with the libraries and the loader
-# that ldd names, at the same paths.
-e2fsck=$(PATH=/usr/sbin:/sbin:$PATH command -v e2fsck) || {
-	echo "initramfs.sh: no e2fsck on the host: apt-get install e2fsprogs" >&2
-	exit 1
+# add_dynamic BIN DEST: Debian's dynamically linked BIN at DEST in the
+# guest, with the libraries and the loader that ldd names, at the same
+# paths.
+add_dynamic() {
+	local libs lib
+	cp "$1" "$stage$2"
+	libs=$(ldd "$1")
+	if echo "$libs" | grep -q 'not found'; then
+		echo "initramfs.sh: ldd $1: a library is missing:" >&2
+		echo "$libs" >&2
+		exit 1
+	fi
+	for lib in $(echo "$libs" | grep -o '/[^ ]*'); do
+		mkdir -p "$stage$(dirname "$lib")"
+		cp -L "$lib" "$stage$lib"
+	done
 }
-cp "$e2fsck" "$stage/sbin/e2fsck"
-libs=$(ldd "$e2fsck")
-if echo "$libs" | grep -q 'not found'; then
-	echo "initramfs.sh: ldd $e2fsck: a library is missing:" >&2
-	echo "$libs" >&2
-	exit 1
-fi
-for lib in $(echo "$libs" | grep -o '/[^ ]*'); do
-	mkdir -p "$stage$(dirname "$lib")"
-	cp -L "$lib" "$stage$lib"
-done
+
+# need NAME PACKAGE: the path of the host's NAME, or a message naming the
+# Debian package to install.
+need() {
+	PATH=/usr/sbin:/sbin:/usr/bin:$PATH command -v "$1" || {
+		echo "initramfs.sh: no $1 on the host: apt-get install $2" >&2
+		exit 1
+	}
+}
+
+# e2fsck (busybox has none) for /init's check of the store disk; fio and
+# stress-ng for the concurrency campaign (tests/torture/concurrency).
+bin=$(need e2fsck e2fsprogs)
+add_dynamic "$bin" /sbin/e2fsck
+bin=$(need fio fio)
+add_dynamic "$bin" /usr/bin/fio
+bin=$(need stress-ng stress-ng)
+add_dynamic "$bin" /usr/bin/stress-ng
 for app in $(/bin/busybox --list-full); do
 	[ -e "$stage/$app" ] || ln -s /bin/busybox "$stage/$app"
 done
@@ -47,6 +64,8 @@ echo 'export PS1="\\w # "' > "$stage/etc/profile"
 cp "$moddir"/*.ko "$stage/lib/modules/"
 cp "$bindir"/* "$stage/usr/bin/" 2>/dev/null || true
 cp -r "$testdir"/. "$stage/tests/"
+# The fault campaigns (make torture; make check runs each briefly).
+cp -r "$top/tests/torture" "$stage/tests/torture"
 cp "$tbindir"/* "$stage/tests/bin/" 2>/dev/null || true
 (cd "$stage" && find . -print0 | cpio --null -o -H newc --owner 0:0 \
 	--quiet) > "$out.tmp"
