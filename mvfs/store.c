@@ -118,6 +118,17 @@ static int mvfs_corrupt(struct mvfs_sb_info *sbi, const char *what, u64 off)
 }
 
 /*
+ * A read of the pack failed: a short read (-EIO) means that a record runs
+ * past the end, a corrupt store; anything else (out of memory, a fatal
+ * signal) is no fault of the store and comes back as it is, unlogged.
+ */
+static int mvfs_pack_read_failed(struct mvfs_sb_info *sbi, int err,
+				 const char *what, u64 off)
+{
+	return err == -EIO ? mvfs_corrupt(sbi, what, off) : err;
+}
+
+/*
  * A record of the state file breaks a rule.  Only mount and RELOAD (both
  * privileged) read the state, so this is logged every time: each refused
  * mount or reload says why, in one line.
@@ -277,7 +288,7 @@ static int mvfs_tree_hdr(struct mvfs_sb_info *sbi, u64 tree, u32 *count,
 		return mvfs_corrupt(sbi, "tree", tree);
 	err = mvfs_read_at(sbi->pack, &hdr, sizeof(hdr), tree);
 	if (err)
-		return mvfs_corrupt(sbi, "tree", tree);
+		return mvfs_pack_read_failed(sbi, err, "tree", tree);
 	*count = le32_to_cpu(hdr.count);
 	*names_len = le32_to_cpu(hdr.names_len);
 	/* At most 2^38: no wrap. */
@@ -302,7 +313,7 @@ static int mvfs_tree_entry(struct mvfs_sb_info *sbi, u64 tree, u32 count,
 
 	err = mvfs_read_at(sbi->pack, &d, sizeof(d), off);
 	if (err)
-		return mvfs_corrupt(sbi, "entry", off);
+		return mvfs_pack_read_failed(sbi, err, "entry", off);
 	if (!mvfs_entry_decode(&d, e, &bounds))
 		return mvfs_corrupt(sbi, "entry", off);
 	name_off = le32_to_cpu(d.name_off);
@@ -312,7 +323,7 @@ static int mvfs_tree_entry(struct mvfs_sb_info *sbi, u64 tree, u32 count,
 		return mvfs_corrupt(sbi, "entry name", off);
 	err = mvfs_read_at(sbi->pack, e->name, e->name_len, names + name_off);
 	if (err)
-		return mvfs_corrupt(sbi, "entry name", off);
+		return mvfs_pack_read_failed(sbi, err, "entry name", off);
 	e->name[e->name_len] = '\0';
 	if (!mvfs_entry_name_ok(e->name, e->name_len))
 		return mvfs_corrupt(sbi, "entry name", off);
@@ -421,7 +432,7 @@ int mvfs_store_iterate(struct mvfs_sb_info *sbi, u64 tree, u32 start,
 		n = min_t(u32, MVFS_BATCH, count - i);
 		lo = mvfs_batch_read(sbi, b, tree, count, i, n, &err);
 		if (err) {
-			err = mvfs_corrupt(sbi, "tree", tree);
+			err = mvfs_pack_read_failed(sbi, err, "tree", tree);
 			goto out_free;
 		}
 		for (j = 0; j < n; j++) {
