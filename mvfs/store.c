@@ -120,6 +120,17 @@ int mvfs_corrupt(struct mvfs_sb_info *sbi, const char *what, u64 off)
 }
 
 /*
+ * A read of the pack failed: a short read (-EIO) means that a record runs
+ * past the end, a corrupt store; anything else (out of memory, a fatal
+ * signal) is no fault of the store and comes back as it is, unlogged.
+ */
+int mvfs_pack_read_failed(struct mvfs_sb_info *sbi, int err, const char *what,
+			  u64 off)
+{
+	return err == -EIO ? mvfs_corrupt(sbi, what, off) : err;
+}
+
+/*
  * A record of the state file breaks a rule.  Only mount and RELOAD (both
  * privileged) read the state, so this is logged every time: each refused
  * mount or reload says why, in one line.
@@ -137,7 +148,8 @@ int mvfs_state_corrupt(struct mvfs_sb_info *sbi, const char *what, u32 n)
  * @dir: the path given with store=
  *
  * Return: 0; -EINVAL when @dir is not a directory holding an mvfs store of
- * our format; -EIO when its pack is unreadable.  Logs one line on failure.
+ * our format; -EIO when its pack is unreadable; -ENOMEM (not logged) when
+ * memory ran out on the way.  Logs one line on any other failure.
  */
 int mvfs_store_open(struct mvfs_sb_info *sbi, const char *dir)
 {
@@ -146,6 +158,8 @@ int mvfs_store_open(struct mvfs_sb_info *sbi, const char *dir)
 	int err;
 
 	err = kern_path(dir, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &sbi->store);
+	if (err == -ENOMEM)
+		return err;
 	if (err) {
 		pr_err("store=%s: not a directory (%d)\n", dir, err);
 		return -EINVAL;
@@ -156,13 +170,18 @@ int mvfs_store_open(struct mvfs_sb_info *sbi, const char *dir)
 		goto out_put;
 	}
 	pack = mvfs_open(sbi, MVFS_PACK_FILE);
-	if (IS_ERR(pack)) {
-		pr_err("store=%s: no mvfs store here (no regular %s: %ld; run mvfs init)\n",
-		       dir, MVFS_PACK_FILE, PTR_ERR(pack));
+	err = PTR_ERR_OR_ZERO(pack);
+	if (err == -ENOMEM)
+		goto out_put;
+	if (err) {
+		pr_err("store=%s: no mvfs store here (no regular %s: %d; run mvfs init)\n",
+		       dir, MVFS_PACK_FILE, err);
 		err = -EINVAL;
 		goto out_put;
 	}
 	err = mvfs_read_at(pack, &hdr, sizeof(hdr), 0);
+	if (err == -ENOMEM)
+		goto out_fput;
 	if (err || le32_to_cpu(hdr.magic) != MVFS_PACK_MAGIC) {
 		pr_err("store=%s: %s is not an mvfs pack\n", dir,
 		       MVFS_PACK_FILE);
@@ -230,8 +249,8 @@ char *mvfs_store_link(struct mvfs_sb_info *sbi, const struct mvfs_entry *e)
  * @sbi: the mount
  * @e: a regular file entry with a non-zero ref
  *
- * Return: the object file, open read-only (fput it), or ERR_PTR(-EIO)
- * when it is missing or its size is not the entry's.
+ * Return: the object file, open read-only (fput it), ERR_PTR(-EIO) when
+ * it is missing or its size is not the entry's, or ERR_PTR(-ENOMEM).
  */
 struct file *mvfs_store_object(struct mvfs_sb_info *sbi,
 			       const struct mvfs_entry *e)
@@ -241,6 +260,8 @@ struct file *mvfs_store_object(struct mvfs_sb_info *sbi,
 
 	mvfs_object_path(name, e->ref);
 	file = mvfs_open(sbi, name);
+	if (PTR_ERR(file) == -ENOMEM)
+		return file;
 	if (IS_ERR(file)) {
 		pr_err_ratelimited("store %s: object %s missing (%ld)\n",
 				   sbi->store_name, name, PTR_ERR(file));

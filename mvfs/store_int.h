@@ -19,6 +19,8 @@ struct file *mvfs_open(struct mvfs_sb_info *sbi, const char *name);
 int mvfs_read_at(struct file *file, void *buf, size_t len, u64 pos);
 int mvfs_state_corrupt(struct mvfs_sb_info *sbi, const char *what, u32 n);
 int mvfs_corrupt(struct mvfs_sb_info *sbi, const char *what, u64 off);
+int mvfs_pack_read_failed(struct mvfs_sb_info *sbi, int err, const char *what,
+			  u64 off);
 bool mvfs_entry_decode(const struct mvfs_entry_disk *d, struct mvfs_entry *e,
 		       const struct mvfs_bounds *b);
 

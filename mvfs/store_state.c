@@ -391,6 +391,8 @@ struct mvfs_state *mvfs_store_read_state(struct mvfs_sb_info *sbi)
 	int err;
 
 	file = mvfs_follow_open_state(sbi);
+	if (PTR_ERR(file) == -ENOMEM)
+		return ERR_CAST(file);
 	if (IS_ERR(file)) {
 		pr_err("store %s: no %s regular file (%ld): not an mvfs store\n",
 		       sbi->store_name, MVFS_STATE_FILE, PTR_ERR(file));

@@ -85,7 +85,7 @@ static int mvfs_tree_hdr(struct mvfs_sb_info *sbi, u64 tree, u32 *count,
 		return mvfs_corrupt(sbi, "tree", tree);
 	err = mvfs_read_at(sbi->pack, &hdr, sizeof(hdr), tree);
 	if (err)
-		return mvfs_corrupt(sbi, "tree", tree);
+		return mvfs_pack_read_failed(sbi, err, "tree", tree);
 	*count = le32_to_cpu(hdr.count);
 	*names_len = le32_to_cpu(hdr.names_len);
 	/* At most 2^38: no wrap. */
@@ -110,7 +110,7 @@ static int mvfs_tree_entry(struct mvfs_sb_info *sbi, u64 tree, u32 count,
 
 	err = mvfs_read_at(sbi->pack, &d, sizeof(d), off);
 	if (err)
-		return mvfs_corrupt(sbi, "entry", off);
+		return mvfs_pack_read_failed(sbi, err, "entry", off);
 	if (!mvfs_entry_decode(&d, e, &bounds))
 		return mvfs_corrupt(sbi, "entry", off);
 	name_off = le32_to_cpu(d.name_off);
@@ -120,7 +120,7 @@ static int mvfs_tree_entry(struct mvfs_sb_info *sbi, u64 tree, u32 count,
 		return mvfs_corrupt(sbi, "entry name", off);
 	err = mvfs_read_at(sbi->pack, e->name, e->name_len, names + name_off);
 	if (err)
-		return mvfs_corrupt(sbi, "entry name", off);
+		return mvfs_pack_read_failed(sbi, err, "entry name", off);
 	e->name[e->name_len] = '\0';
 	if (!mvfs_entry_name_ok(e->name, e->name_len))
 		return mvfs_corrupt(sbi, "entry name", off);
@@ -176,10 +176,11 @@ static void *mvfs_tree_whole(struct mvfs_sb_info *sbi, u64 tree, u32 count,
 		*err = -ENOMEM;
 		return NULL;
 	}
-	if (mvfs_read_at(sbi->pack, buf, size,
-			 tree + sizeof(struct mvfs_tree_hdr))) {
+	*err = mvfs_read_at(sbi->pack, buf, size,
+			    tree + sizeof(struct mvfs_tree_hdr));
+	if (*err) {
 		kfree(buf);
-		*err = mvfs_corrupt(sbi, "tree", tree);
+		*err = mvfs_pack_read_failed(sbi, *err, "tree", tree);
 		return NULL;
 	}
 	return buf;
@@ -303,7 +304,7 @@ int mvfs_store_iterate(struct mvfs_sb_info *sbi, u64 tree, u32 start,
 		n = min_t(u32, MVFS_BATCH, count - i);
 		lo = mvfs_batch_read(sbi, b, tree, count, i, n, &err);
 		if (err) {
-			err = mvfs_corrupt(sbi, "tree", tree);
+			err = mvfs_pack_read_failed(sbi, err, "tree", tree);
 			goto out_free;
 		}
 		for (j = 0; j < n; j++) {

@@ -7,7 +7,8 @@ set -euo pipefail
 
 pkgs="linux-source-6.1 qemu-system-x86 busybox-static e2fsprogs bc flex
 bison libelf-dev cpio sparse gcc make libc6-dev patch nfs-kernel-server
-nfs-common diffutils dmsetup"
+nfs-common diffutils dmsetup fio
+stress-ng"
 missing=
 for p in $pkgs; do
 	status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) || true

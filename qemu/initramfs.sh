@@ -49,8 +49,11 @@ host_bin() {
 # (qemu/init, two-guest tests): nfsd's helpers from nfs-kernel-server,
 # mount.nfs from nfs-common, and the files their libraries read.
 copy_bin "$(host_bin e2fsck e2fsprogs)"
-# dmsetup for the power-cut campaign (tests/torture/powercut).
+# dmsetup for the power-cut campaign (tests/torture/powercut); fio
+# and stress-ng for the concurrency campaign (tests/torture/concurrency).
 copy_bin "$(host_bin dmsetup dmsetup)"
+copy_bin "$(host_bin fio fio)"
+copy_bin "$(host_bin stress-ng stress-ng)"
 for b in rpc.nfsd rpc.mountd exportfs; do
 	copy_bin "$(host_bin $b nfs-kernel-server)"
 done

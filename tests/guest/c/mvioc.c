@@ -2,7 +2,9 @@
 /*
  * mvioc CMD [TAG]: issue one mvfs ioctl on /view (or $MVFS_ROOT) and print
  * its result, "0" or the errno's name: reload, idle TAG, pwv (prints the
- * tag too).  TAG is taken byte for byte, so that a test can pass any byte.
+ * tag too), setview TAG, register TAG DIR, unregister TAG [force],
+ * privgen TAG PATH, retire TAG PATH [force].  TAG is taken byte for byte,
+ * so that a test can pass any byte.
  * Exit status 0 when the ioctl succeeded, 1 when it failed, 2 for usage.
  */
 #include <errno.h>
@@ -23,8 +25,49 @@ static const char *ename(int e)
 	case EBUSY: return "EBUSY";
 	case EPERM: return "EPERM";
 	case EIO: return "EIO";
+	case EACCES: return "EACCES";
+	case ENOTTY: return "ENOTTY";
 	default: return strerror(e);
 	}
+}
+
+/* privgen TAG PATH, retire TAG PATH [force]. */
+static int priv_ioctl(int fd, int argc, char **argv)
+{
+	struct mvfs_ioc_priv p;
+	int retire = !strcmp(argv[1], "retire");
+
+	memset(&p, 0, sizeof(p));
+	p.size = sizeof(p);
+	strncpy(p.tag, argv[2], sizeof(p.tag) - 1);
+	p.path = (unsigned long)argv[3];
+	p.path_len = strlen(argv[3]);
+	p.rev = 1;
+	if (retire && argc > 4 && !strcmp(argv[4], "force"))
+		p.flags = MVFS_PRIV_FORCE;
+	return ioctl(fd, retire ? MVFS_IOC_RETIRE : MVFS_IOC_PRIVGEN, &p);
+}
+
+/* The commands that only root may give, and setview. */
+static int view_ioctl(int fd, int argc, char **argv, struct mvfs_ioc_view *v)
+{
+	const char *c = argv[1];
+
+	if (!strcmp(c, "setview"))
+		return ioctl(fd, MVFS_IOC_SETVIEW, v);
+	if (!strcmp(c, "register") && argc == 4) {
+		v->fd = open(argv[3], O_RDONLY | O_DIRECTORY);
+		return ioctl(fd, MVFS_IOC_REGISTER, v);
+	}
+	if (!strcmp(c, "unregister")) {
+		if (argc > 3 && !strcmp(argv[3], "force"))
+			v->flags = MVFS_VIEW_FORCE;
+		return ioctl(fd, MVFS_IOC_UNREGISTER, v);
+	}
+	if ((!strcmp(c, "privgen") || !strcmp(c, "retire")) && argc >= 4)
+		return priv_ioctl(fd, argc, argv);
+	errno = 0;
+	return -2;
 }
 
 int main(int argc, char **argv)
@@ -50,7 +93,11 @@ int main(int argc, char **argv)
 		rc = ioctl(fd, MVFS_IOC_IDLE, &v);
 	else if (!strcmp(argv[1], "pwv"))
 		rc = ioctl(fd, MVFS_IOC_PWV, &v);
+	else if (argc > 2)
+		rc = view_ioctl(fd, argc, argv, &v);
 	else
+		goto usage;
+	if (rc == -2)
 		goto usage;
 	e = rc ? errno : 0;
 	if (!strcmp(argv[1], "pwv") && !rc)
@@ -59,6 +106,8 @@ int main(int argc, char **argv)
 		printf("%s\n", ename(e));
 	return rc ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: mvioc reload | idle TAG | pwv\n");
+	fprintf(stderr, "usage: mvioc reload | idle TAG | pwv | setview TAG |\n"
+		"       register TAG DIR | unregister TAG [force] |\n"
+		"       privgen TAG PATH | retire TAG PATH [force]\n");
 	return 2;
 }
