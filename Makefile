@@ -53,14 +53,24 @@ kernel-release kernel-debug: kernel-%: deps
 # The module and the test modules, one copy per flavour: Kbuild builds in
 # the folder it is given, and the debug objects carry KASAN instrumentation.
 # Kbuild runs every time (FORCE): it knows best whether the module is
-# current, including against a rebuilt kernel, and leaves it alone if so.
+# current against the same kernel, and leaves it alone if so.  Not
+# against another kernel build (another config): its command lines name
+# the build tree as ".", so nothing tells it that struct layouts moved,
+# and a module built for the old config loads and reads the wrong
+# fields.  Each folder remembers its kernel build (.kdir) and is emptied
+# when that changes.
+define kbuild_in
+	@[ "$$(cat $(1)/.kdir 2>/dev/null)" = "$(2)" ] || \
+		{ rm -rf $(1) && mkdir -p $(1) && echo "$(2)" > $(1)/.kdir; }
+endef
+
 $(BUILD)/%/mvfs/mvfs.ko: $(MOD_SRC) kernel-% FORCE
-	@mkdir -p $(@D)
+	$(call kbuild_in,$(@D),$(KDIR_$*))
 	@cp -pr mvfs/. $(@D)/
 	$(MAKE) -s -C $(KDIR_$*) M=$(@D) modules
 
 $(BUILD)/%/kmod/mvfs_test_warn.ko: $(KMOD_SRC) kernel-% FORCE
-	@mkdir -p $(@D)
+	$(call kbuild_in,$(@D),$(KDIR_$*))
 	@cp -pr tests/kmod/. $(@D)/
 	$(MAKE) -s -C $(KDIR_$*) M=$(@D) modules
 
