@@ -122,7 +122,7 @@ int mvfs_store_branch_index(const struct mvfs_store *s, const char *name)
  * @name: a new, valid name
  * @from: an existing revision
  *
- * Return: its index, or -errno.
+ * Return: its index; -EEXIST when a label has the name; -errno.
  */
 int mvfs_branch_append(struct mvfs_store *s, const char *name, __u64 from)
 {
@@ -131,6 +131,10 @@ int mvfs_branch_append(struct mvfs_store *s, const char *name, __u64 from)
 	if (s->format < 3)
 		return mvfs_err(-EINVAL, "store %s: format %u has no branches: %s",
 				s->dir, s->format, "run mvfs upgrade first");
+	/* NAME@@X names a label or a branch: one namespace for both. */
+	if (mvfs_store_label_rev(s, name))
+		return mvfs_err(-EEXIST, "bad branch name \"%s\": a label has it",
+				name);
 	b = realloc(s->branches, (s->nbranches + 1) * sizeof(*b));
 	if (!b)
 		return mvfs_err(-ENOMEM, "out of memory");

@@ -87,7 +87,8 @@ static int mvfs_label_append(struct mvfs_store *s, const char *name,
  * @replace: move the label if it exists
  *
  * Return: 0; -EINVAL for a bad name; -ENOENT for no such revision;
- * -EEXIST when the label exists and @replace is false; -errno.
+ * -EEXIST when the label exists and @replace is false, or a branch has
+ * the name; -errno.
  */
 int mvfs_store_set_label(struct mvfs_store *s, const char *name, __u64 rev,
 			 bool replace)
@@ -107,6 +108,10 @@ int mvfs_store_set_label(struct mvfs_store *s, const char *name, __u64 rev,
 	if (err)
 		return err;
 	l = mvfs_label_find(s, name);
+	/* NAME@@X names a label or a branch: one namespace for both. */
+	if (!l && mvfs_store_branch_find(s, name) >= 0)
+		return mvfs_err(-EEXIST, "bad label name \"%s\": a branch has it",
+				name);
 	if (!l)
 		return mvfs_label_append(s, name, rev);
 	if (!replace)

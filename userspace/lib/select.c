@@ -16,11 +16,11 @@
 #include "select.h"
 
 /*
- * What rule R selects now: 0 nothing (no such label or branch yet); *SKIP
- * set for a branch that does not exist.
+ * What rule R selects now: 0 nothing (no such revision, label or branch
+ * yet), and then the rule is passed over.
  */
 static __u64 mvfs_sel_resolve(struct mvfs_store *s, const char *cs,
-			      const struct mvfs_rule *r, bool *skip)
+			      const struct mvfs_rule *r)
 {
 	char name[MVFS_NAME_MAX + 1];
 	int b;
@@ -34,7 +34,6 @@ static __u64 mvfs_sel_resolve(struct mvfs_store *s, const char *cs,
 		return mvfs_store_label_rev(s, name);
 	default:
 		b = r->name_len ? mvfs_store_branch_find(s, name) : 0;
-		*skip = b < 0;
 		return b < 0 ? 0 : mvfs_store_branch_head(s, b);
 	}
 }
@@ -59,13 +58,11 @@ int mvfs_sel_make(struct mvfs_store *s, const char *cs, struct mvfs_sel *sel)
 	sel->cs = cs;
 	sel->r = calloc(MVFS_SPEC_RULES_MAX, sizeof(*sel->r));
 	sel->rev = calloc(MVFS_SPEC_RULES_MAX, sizeof(*sel->rev));
-	sel->skip = calloc(MVFS_SPEC_RULES_MAX, sizeof(*sel->skip));
-	if (!sel->r || !sel->rev || !sel->skip)
+	if (!sel->r || !sel->rev)
 		return mvfs_err(-ENOMEM, "out of memory");
 	while ((ret = mvfs_spec_next(cs, len, &pos, &line, &r, &why)) == 1 &&
 	       sel->n < MVFS_SPEC_RULES_MAX) {
-		sel->rev[sel->n] = mvfs_sel_resolve(s, cs, &r,
-						    &sel->skip[sel->n]);
+		sel->rev[sel->n] = mvfs_sel_resolve(s, cs, &r);
 		sel->r[sel->n++] = r;
 	}
 	if (ret < 0)
@@ -81,7 +78,6 @@ void mvfs_sel_free(struct mvfs_sel *sel)
 {
 	free(sel->r);
 	free(sel->rev);
-	free(sel->skip);
 	memset(sel, 0, sizeof(*sel));
 }
 
@@ -90,11 +86,12 @@ void mvfs_sel_free(struct mvfs_sel *sel)
  * @sel: the selection
  * @path: an element path, "" the top
  *
- * A rule BRANCH/LATEST of a branch that does not exist yet is passed
- * over, as ClearCase passes over a rule that selects no version of an
- * element: so "element * dev/LATEST" then "element * REL1 -mkbranch dev"
- * shows REL1 until the first check-in makes dev.  A label that does not
- * exist matches and selects nothing (docs/FORMAT.md).
+ * A rule that names no revision (a label or a branch that does not
+ * exist yet, a number past the newest) is passed over, as ClearCase
+ * passes over a rule that selects no version of an element, and as the
+ * module does (mvfs_spec_match()): so "element * dev/LATEST" then
+ * "element * REL1 -mkbranch dev" shows REL1 until the first check-in
+ * makes dev (docs/FORMAT.md).
  *
  * Return: the rule's index, or -1 when no rule matches.
  */
@@ -103,7 +100,7 @@ int mvfs_sel_rule(const struct mvfs_sel *sel, const char *path)
 	__u32 i, len = strlen(path);
 
 	for (i = 0; i < sel->n; i++)
-		if (!sel->skip[i] &&
+		if (sel->rev[i] &&
 		    mvfs_pattern_match(sel->cs + sel->r[i].pat,
 				       sel->r[i].pat_len, path, len))
 			return i;
@@ -196,7 +193,7 @@ static int mvfs_sel_all(const struct mvfs_sel *sel)
 	const struct mvfs_rule *r;
 	__u32 i;
 
-	for (i = 0; i < sel->n && sel->skip[i]; i++)
+	for (i = 0; i < sel->n && !sel->rev[i]; i++)
 		;
 	if (i == sel->n)
 		return -1;

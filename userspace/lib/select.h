@@ -19,7 +19,6 @@ struct mvfs_sel {
 	const char		*cs;	/* the spec's text */
 	struct mvfs_rule	*r;	/* its rules, in order */
 	__u64			*rev;	/* what rule i selects now; 0 none */
-	bool			*skip;	/* rule i names no branch yet */
 	__u32			n;
 };
 

@@ -205,6 +205,13 @@ static int mvfs_rule_exists(const struct mvfs_store *s, const char *cs,
 		return mvfs_err(-ENOENT, "line %u: no branch \"%s\" (%s)",
 				r->line, name,
 				"mvfs mkbranch makes it, or -mkbranch in the spec");
+	if (r->mkb_len) {
+		memcpy(name, cs + r->mkb, r->mkb_len);
+		name[r->mkb_len] = '\0';
+		if (mvfs_store_label_rev(s, name))
+			return mvfs_err(-EINVAL, "line %u: -mkbranch %s: a label has that name",
+					r->line, name);
+	}
 	return 0;
 }
 
