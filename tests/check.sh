@@ -17,7 +17,8 @@
 # ROUNDS, TORTURE: see tests/guest/run); the torture suite gets a random
 # SEED, printed, when none is given.
 #
-# PATTERN selects the guest tests whose SUITE/NAME contains it (as
+# PATTERN selects the guest tests whose SUITE/NAME contains it, or one
+# of its |-separated alternatives (as
 # tests/guest/run does), the host tests whose host/NAME contains it, and
 # the self-tests when it is "harness".  A pattern that selects nothing is
 # an error, not an empty success.  TEST_BIN_DIR holds the host builds of
@@ -164,13 +165,13 @@ nfs_boot() {
 # disk (nfs-after) to check the store.
 nfs_pair() {
 	local store=$out/nfs-store.img crash=$out/nfs-crash.img
-	if suite_tests nfs-b | grep -F -- "$pattern" > /dev/null; then
+	if suite_tests nfs-b | grep -F -- "$patterns" > /dev/null; then
 		new_store "$store"
 		nfs_boot nfs-b "$store"
 		e2fsck -fn "$store" > "$out/nfs-e2fsck.log" 2>&1
 		result $? "nfs: the shared store's disk passes e2fsck -fn after the boots"
 	fi
-	suite_tests nfs-crash | grep -F -- "$pattern" > /dev/null || return
+	suite_tests nfs-crash | grep -F -- "$patterns" > /dev/null || return
 	new_store "$crash"
 	nfs_boot nfs-crash "$crash"
 	# Whatever the pattern: it checks what nfs-crash did.
@@ -208,7 +209,11 @@ suite_tests() {
 
 # selected NAME: true when PATTERN (empty: everything) selects NAME.
 selected() {
-	case "$1" in *"$pattern"*) return 0 ;; esac
+	local p
+	[ -n "$pattern" ] || return 0
+	while IFS= read -r p; do
+		case "$1" in *"$p"*) return 0 ;; esac
+	done <<< "$patterns"
 	return 1
 }
 
@@ -355,13 +360,16 @@ esac
 host_tests=
 [ -z "$default" ] || host_tests="host/e2fsck-repair host/e2fsck-refuse host/share-9p"
 
+# T='A|B' selects what contains A or B: one alternative a line, for grep.
+patterns=${pattern//|/$'\n'}
+
 # What the pattern selects; nothing at all is an error.
 run_suites= run_host= run_harness=
 for suite in $suites; do
 	# grep reads it all: -q would stop early, and pipefail see SIGPIPE.
 	if { suite_tests "$suite"
 	     [ "$suite" != nfs-b ] || suite_tests nfs-crash; } |
-		grep -F -- "$pattern" > /dev/null; then
+		grep -F -- "$patterns" > /dev/null; then
 		run_suites="$run_suites $suite"
 	fi
 done
@@ -417,6 +425,15 @@ if [ -n "$run_harness" ]; then
 		'selftest-panic: the guest died' 'Kernel panic'
 	selftest selftest-hang 25 \
 		'selftest-hang: the guest did not finish within 25s'
+	# A pattern that selects nothing fails at once, without a boot.
+	echo "# harness self-test: a pattern that matches no test"
+	"$0" -k "$kernel" -i "$initrd" -o "$out/selftest-nomatch" \
+		-t no-such-test-anywhere > "$out/selftest-nomatch.out" 2>&1
+	rc=$?
+	[ $rc != 0 ]
+	result $? "harness: T=no-such-test-anywhere makes the run fail (exit status $rc)"
+	grep -q '^0 passed, 0 failed: nothing matched$' "$out/selftest-nomatch.out"
+	result $? "harness: ... and says that nothing matched"
 fi
 echo "1..$n"
 echo "# console logs in $out"
