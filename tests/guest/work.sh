@@ -3,14 +3,14 @@
 # work.sh: helpers for the tests of work in a view (boot1/31-39); source
 # it after lib.sh.
 
-# mkview_rw TAG [MKVIEW ARGS]: mvfs mkview, and the view's private area
-# in case mkview does not make it yet.
+# mkview_rw TAG [MKVIEW ARGS]: mvfs mkview, which must make the view's
+# private area.
 mkview_rw() {
 	_tag=$1
 	shift
-	mvfs mkview "$_tag" "$@" || return 1
-	[ -d "$STORE/views/$_tag/upper" ] ||
-		mkdir -p "$STORE/views/$_tag/upper" "$STORE/views/$_tag/work"
+	mvfs mkview "$_tag" "$@" &&
+		[ -d "$STORE/views/$_tag/upper" ] &&
+		[ -d "$STORE/views/$_tag/work" ]
 }
 
 # remount_view: mount /view again, so that it finds views/ made above.
