@@ -14,8 +14,9 @@
 #include "mvfs.h"
 #include "store_int.h"
 
-/* The newest format this module reads (MVFS_FORMAT: what the tools write). */
+/* The newest format this module reads; mvfs init writes none newer. */
 #define MVFS_FORMAT_READ	3
+static_assert(MVFS_FORMAT <= MVFS_FORMAT_READ);
 
 /* The most bytes of config specs a state may make the module read. */
 #define MVFS_CS_TOTAL_MAX	(16U << 20)

@@ -25,14 +25,32 @@
 #include "viewroot.h"
 #include "work.h"
 
+#define MVFS_STR(x)	#x
+#define MVFS_XSTR(x)	MVFS_STR(x)	/* a macro's value, as a string */
+
 static int mvfs_cmd_init(struct mvfs_ctx *c, int argc, char **argv)
 {
-	int err;
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	unsigned int format = MVFS_FORMAT;
+	__u64 n;
+	int opt, err;
 
-	err = mvfs_opts_none(c, argc, argv, 0, 0);
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (opt != 'f')
+			return mvfs_opt_common(c, opt, argv);
+		if (!mvfs_parse_rev(optarg, &n) || n < MVFS_FORMAT_MIN ||
+		    n > MVFS_FORMAT)
+			return mvfs_bad_usage(c, "no such format", optarg);
+		format = n;
+	}
+	err = mvfs_operands(c, argc, 0, 0);
 	if (err >= 0)
 		return err;
-	err = mvfs_store_init(c->store);
+	err = mvfs_store_init(c->store, format);
 	if (err)
 		return mvfs_fail(c, err);
 	return mvfs_changed(c);
@@ -207,8 +225,14 @@ static int mvfs_cmd_work(struct mvfs_ctx *c, int argc, char **argv)
 }
 
 static const struct mvfs_cmd mvfs_cmds[] = {
-	{ "init", mvfs_cmd_init, "",
-	  "Make an empty store in the store directory", "" },
+	{ "init", mvfs_cmd_init, "[--format N]",
+	  "Make an empty store in the store directory",
+	  "  --format N  the store's format, " MVFS_XSTR(MVFS_FORMAT_MIN)
+	  " to " MVFS_XSTR(MVFS_FORMAT) " (" MVFS_XSTR(MVFS_FORMAT)
+	  " by default).  An older one\n"
+	  "              is for machines whose module reads no newer:\n"
+	  "              format 1 has read-only views, format 2 no branches\n"
+	  "              and one-rule specs only\n" },
 	{ "upgrade", mvfs_cmd_upgrade, "",
 	  "Make a store of format 1 or 2 format 3 (branches, config specs)",
 	  "  Makes views/ and each view's area, stores each view's selection\n"

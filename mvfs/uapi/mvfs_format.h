@@ -44,9 +44,10 @@
  * (views are read-only); format 2 adds views/; format 3 adds branches,
  * a parent and a merge source to each revision, and a config spec to
  * each view.  The pack's own layout has not changed: its header says
- * MVFS_PACK_FORMAT.
+ * MVFS_PACK_FORMAT.  MVFS_FORMAT is what mvfs init writes; a new format
+ * becomes it only once the module and the tools both read it.
  */
-#define MVFS_FORMAT		2	/* 3 once module and tools read it */
+#define MVFS_FORMAT		3
 #define MVFS_FORMAT_MIN		1	/* still read, read-only views */
 #define MVFS_PACK_FORMAT	1
 #define MVFS_STATE_MAGIC	0x5453564d	/* "MVST" */
@@ -215,7 +216,7 @@ struct mvfs_view3_disk {
 
 struct mvfs_pack_hdr {
 	__le32	magic;		/* MVFS_PACK_MAGIC */
-	__le32	format;		/* MVFS_FORMAT */
+	__le32	format;		/* MVFS_PACK_FORMAT */
 	__le64	reserved;	/* 0 */
 };
 
@@ -286,7 +287,7 @@ static inline __u64 mvfs_state_size(__u32 format, __u32 nrevs, __u32 nlabels,
 	       (__u64)nbranches * sizeof(struct mvfs_branch_disk);
 }
 
-/* The largest state file a reader takes (about 900,000 revisions). */
+/* The largest state file a reader takes (about 700,000 revisions). */
 #define MVFS_STATE_MAX		(64ULL << 20)
 
 /* "objects/XX/N" of object n, into buf of MVFS_OBJ_PATH_LEN bytes. */

@@ -2,16 +2,17 @@
 #
 # spec.sh: helpers for the tests of config specs (boot1/70-79), sourced
 # after lib.sh.  Each test has a store of its own (SS, in /tmp) mounted
-# at SV, made with the tools and then made format 3 by cs3 (a test tool
-# that writes format 3 byte by byte), so that what the module shows
-# under a spec is tested apart from the tools' commands.
+# at SV, made with the tools in format 2 and then made format 3 by cs3 (a
+# test tool that writes format 3 byte by byte), so that what the module
+# shows under a spec is tested apart from the tools' commands.
 
-# spec_store DIR: an empty store DIR/s mounted at DIR/v; sets SS and SV.
+# spec_store DIR: an empty format 2 store DIR/s mounted at DIR/v; sets SS
+# and SV.
 spec_store() {
 	SS=$1/s
 	SV=$1/v
 	mkdir -p "$SV"
-	tmvfs init > /dev/null &&
+	tmvfs init --format 2 > /dev/null &&
 		mount -t mvfs -o store="$SS" none "$SV"
 }
 

@@ -80,7 +80,7 @@ static int mvfs_init_check(struct mvfs_store *s)
 			"to start afresh, move pack, index, objects/ and views/ away, then run mvfs init again");
 }
 
-static int mvfs_init_files(struct mvfs_store *s)
+static int mvfs_init_files(struct mvfs_store *s, unsigned int format)
 {
 	struct mvfs_pack_hdr hdr = {
 		.magic = htole32(MVFS_PACK_MAGIC),
@@ -99,14 +99,14 @@ static int mvfs_init_files(struct mvfs_store *s)
 		err = mvfs_write_new(s->dfd, MVFS_INDEX_FILE, NULL, 0);
 	if (err)
 		return mvfs_err(err, "store %s: %s", s->dir, strerror(-err));
-	err = mvfs_views_dir_make(s);
+	err = format > 1 ? mvfs_views_dir_make(s) : 0;
 	if (err)
 		return err;
 	s->branches = calloc(1, sizeof(*s->branches));
 	if (!s->branches)
 		return mvfs_err(-ENOMEM, "out of memory");
 	mvfs_branch_main(s);
-	s->format = MVFS_FORMAT;
+	s->format = format;
 	s->pack_len = sizeof(hdr);
 	s->next_object = 1;
 	s->index_len = 0;
@@ -114,17 +114,22 @@ static int mvfs_init_files(struct mvfs_store *s)
 }
 
 /**
- * mvfs_store_init - make an empty store in @dir, of the newest format
+ * mvfs_store_init - make an empty store in @dir
  * @dir: the store directory; made (one level) if missing
+ * @format: MVFS_FORMAT_MIN to MVFS_FORMAT; an older one than MVFS_FORMAT
+ *	only for machines whose module reads no newer (format 1: no views/)
  *
  * Return: 0; -EEXIST when @dir holds a store already, or the history of
- * one; -errno.
+ * one; -EINVAL for another @format; -errno.
  */
-int mvfs_store_init(const char *dir)
+int mvfs_store_init(const char *dir, unsigned int format)
 {
 	struct mvfs_store *s;
 	int err;
 
+	if (format < MVFS_FORMAT_MIN || format > MVFS_FORMAT)
+		return mvfs_err(-EINVAL, "store %s: format %u; mvfs init makes formats %u to %u",
+				dir, format, MVFS_FORMAT_MIN, MVFS_FORMAT);
 	s = mvfs_store_alloc(dir);
 	if (!s)
 		return mvfs_err(-ENOMEM, "out of memory");
@@ -135,7 +140,7 @@ int mvfs_store_init(const char *dir)
 	else
 		err = mvfs_store_lock_dir(s);
 	if (!err)
-		err = mvfs_init_files(s);
+		err = mvfs_init_files(s, format);
 	mvfs_store_close(s);
 	return err;
 }

@@ -38,6 +38,7 @@ static_assert(sizeof(struct mvfs_view3_disk) == 104, "view, format 3");
 static_assert(sizeof(struct mvfs_branch_disk) == 80, "branch");
 static_assert(sizeof(struct mvfs_pack_hdr) == 16, "pack header");
 static_assert(sizeof(struct mvfs_index_rec) == 16, "index record");
+static_assert(MVFS_FORMAT <= MVFS_FORMAT_TOOLS, "init writes what we read");
 
 /**
  * mvfs_bad_format - say that the store has a format these tools do not read

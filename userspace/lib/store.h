@@ -74,7 +74,7 @@ struct mvfs_view_info {
 bool mvfs_name_valid(const char *name);
 int mvfs_name_check(const char *kind, const char *name);
 
-int mvfs_store_init(const char *dir);
+int mvfs_store_init(const char *dir, unsigned int format);
 int mvfs_store_upgrade(struct mvfs_store *s, unsigned int *was);
 unsigned int mvfs_store_format(const struct mvfs_store *s);
 void mvfs_store_set_wait(unsigned int seconds);

@@ -38,7 +38,9 @@
 
 /*
  * The newest format the tools read, write and upgrade to.  MVFS_FORMAT,
- * what mvfs init makes, is the newest the module reads too.
+ * what mvfs init makes (and the newest it makes), is at most this and at
+ * most the newest the module reads: a next format is read here before
+ * init writes it.
  */
 #define MVFS_FORMAT_TOOLS	3
 

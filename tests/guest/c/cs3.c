@@ -2,9 +2,9 @@
 /*
  * cs3 STORE OP ...: make a store format 3 byte by byte, and change what
  * only format 3 has, so that the module's reading of format 3 can be
- * tested apart from the tools (which write it too, once they do).  The
- * state is rewritten with a matching checksum; nothing is checked beyond
- * what it needs to find its records: a test may craft what it likes.
+ * tested apart from the tools, which write it too.  The state is
+ * rewritten with a matching checksum; nothing is checked beyond what it
+ * needs to find its records: a test may craft what it likes.
  *
  *   up                      a format 1 or 2 store becomes format 3: each
  *                           revision's parent is the one before it, on

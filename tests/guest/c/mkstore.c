@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mkstore DIR CASE [N]: write a small mvfs store into DIR (made if
- * missing), crafted byte by byte so that it can break the rules of
- * docs/FORMAT.md in the ways the module must refuse.  One revision whose
- * top holds file ("good\n", object 0x100), link (-> file) and sub (an
- * empty directory); one view, t, mode 0755, following the newest
- * revision.  CASE:
+ * mkstore [-f FORMAT] DIR CASE [N]: write a small mvfs store into DIR
+ * (made if missing), crafted byte by byte so that it can break the rules
+ * of docs/FORMAT.md in the ways the module must refuse.  One revision
+ * whose top holds file ("good\n", object 0x100), link (-> file) and sub
+ * (an empty directory); one view, t, mode 0755, following the newest
+ * revision (format 3: its spec "element * LATEST", at the pack's end;
+ * formats 2 and 3: its area views/t).  FORMAT is 1, 2 or 3, by default
+ * MVFS_FORMAT, what mvfs init writes.  CASE:
  *
  *   good      as above
  *   cycle     the top also holds self, a directory whose tree is the top's
@@ -18,6 +20,7 @@
  *   latin1    a label named "lab\xe9" (Latin-1, not a valid name)
  *   revs      N (default 2100) revisions, each with the good top
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,6 +31,11 @@
 #include <endian.h>
 #include "mvfs_format.h"
 
+static_assert(MVFS_FORMAT <= 3, "mkstore writes formats 1 to 3 only");
+
+#define SPEC_LATEST	"element * LATEST\n"
+
+static unsigned int format = MVFS_FORMAT;
 static unsigned char *pack;
 static size_t pack_len, pack_cap;
 
@@ -107,53 +115,113 @@ static int write_file(const char *dir, const char *name, const void *buf,
 	return 0;
 }
 
-/* The state: NREVS revisions of the top TOP, LABEL if set, view t. */
+/* Revision I + 1 of the top TOP at BUF + *N: its parent is I, on main. */
+static void put_rev(unsigned char *buf, size_t *n, __u32 i, __u64 top,
+		    __u32 top_size)
+{
+	struct mvfs_rev3_disk r = { 0 };
+
+	r.r.root.mode = htole32(S_IFDIR | 0755);
+	r.r.root.size = htole64(top_size);
+	r.r.root.ref = htole64(top);
+	r.parent = htole64(i);
+	if (format < 3) {
+		memcpy(buf + *n, &r.r, sizeof(r.r));
+		*n += sizeof(r.r);
+	} else {
+		memcpy(buf + *n, &r, sizeof(r));
+		*n += sizeof(r);
+	}
+}
+
+/* View t, mode 0755, following the newest revision; format 3: SPEC. */
+static void put_view(unsigned char *buf, size_t *n, __u64 spec)
+{
+	struct mvfs_view3_disk v3 = { .tag = "t" };
+	struct mvfs_view_disk v = { .tag = "t" };
+
+	if (format < 3) {
+		v.select = htole32(MVFS_SEL_LATEST);
+		v.mode = htole32(0755);
+		memcpy(buf + *n, &v, sizeof(v));
+		*n += sizeof(v);
+	} else {
+		v3.cs_off = htole64(spec);
+		v3.cs_len = htole32(strlen(SPEC_LATEST));
+		v3.mode = htole32(0755);
+		memcpy(buf + *n, &v3, sizeof(v3));
+		*n += sizeof(v3);
+	}
+}
+
+/*
+ * The state: NREVS revisions of the top TOP, LABEL if set, view t (its
+ * spec at pack offset SPEC), format 3: the branch main.
+ */
 static int write_state(const char *dir, __u64 top, __u32 top_size,
-		       const char *label, __u32 nrevs)
+		       const char *label, __u32 nrevs, __u64 spec)
 {
 	struct mvfs_state_hdr h = { .magic = htole32(MVFS_STATE_MAGIC) };
-	struct mvfs_rev_disk r = { 0 };
+	struct mvfs_branch_disk b = { .name = MVFS_MAIN_BRANCH };
 	struct mvfs_label_disk l = { 0 };
-	struct mvfs_view_disk v = { 0 };
-	size_t n = 0, size = mvfs_state_size(1, nrevs, label ? 1 : 0, 1, 0);
+	__u32 nbranches = format < 3 ? 0 : 1;
+	size_t n = 0, size = mvfs_state_size(format, nrevs, label ? 1 : 0, 1,
+					     nbranches);
 	unsigned char *buf = malloc(size);
 	__u32 i;
 	int err;
 
 	if (!buf)
 		return perror("mkstore"), -1;
-	h.format = htole32(1);
+	h.format = htole32(format);
 	h.pack_len = htole64(pack_len);
 	h.next_object = htole64(0x200);
 	h.nrevs = htole32(nrevs);
 	h.nlabels = htole32(label ? 1 : 0);
 	h.nviews = htole32(1);
+	h.nbranches = htole32(nbranches);
 	h.size = htole64(size);
-	r.root.mode = htole32(S_IFDIR | 0755);
-	r.root.size = htole64(top_size);
-	r.root.ref = htole64(top);
-	strcpy(v.tag, "t");
-	v.select = htole32(MVFS_SEL_LATEST);
-	v.mode = htole32(0755);
-	memcpy(buf, &h, sizeof(h));
 	n = sizeof(h);
-	for (i = 0; i < nrevs; i++) {
-		memcpy(buf + n, &r, sizeof(r));
-		n += sizeof(r);
-	}
+	for (i = 0; i < nrevs; i++)
+		put_rev(buf, &n, i, top, top_size);
 	if (label) {
 		strcpy(l.name, label);
 		l.rev = htole64(1);
 		memcpy(buf + n, &l, sizeof(l));
 		n += sizeof(l);
 	}
-	memcpy(buf + n, &v, sizeof(v));
-	n += sizeof(v);
+	put_view(buf, &n, spec);
+	if (nbranches) {
+		memcpy(buf + n, &b, sizeof(b));
+		n += sizeof(b);
+	}
+	memcpy(buf, &h, sizeof(h));
 	h.checksum = htole64(mvfs_fnv64(MVFS_FNV64_INIT, buf, n));
 	memcpy(buf, &h, sizeof(h));
 	err = write_file(dir, MVFS_STATE_FILE, buf, n);
 	free(buf);
 	return err;
+}
+
+/* DIR, objects/00 with object 0x100, an empty index; views/t from 2. */
+static int make_dirs(const char *dir)
+{
+	static const char * const dirs[] = {
+		"", "/objects", "/objects/00", "/views", "/views/t",
+		"/views/t/upper", "/views/t/work",
+	};
+	unsigned int i, n = format < 2 ? 3 : 7;
+	char path[4096];
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s%s", dir, dirs[i]);
+		if (mkdir(path, i < 4 ? 0755 : 0700) && errno != EEXIST)
+			return perror("mkstore: mkdir"), -1;
+	}
+	if (write_file(dir, "objects/00/100", "good\n", 5) ||
+	    write_file(dir, MVFS_INDEX_FILE, "", 0))
+		return -1;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -163,27 +231,20 @@ int main(int argc, char **argv)
 	struct ent top[5], chain = { "d", S_IFDIR | 0755, 0, 0, 0 };
 	unsigned char scratch[4096];
 	const char *dir, *c;
-	char path[4096];
-	__u64 empty, target, top_off;
-	int n = 0, i, depth;
+	__u64 empty, target, top_off, spec;
+	int n = 0, i, depth, opt;
 
-	if (argc < 3) {
-		fprintf(stderr, "usage: mkstore DIR CASE [N]\n");
-		return 2;
+	while ((opt = getopt(argc, argv, "f:")) != -1) {
+		format = opt == 'f' ? strtoul(optarg, NULL, 10) : 0;
+		if (format < 1 || format > 3)
+			goto usage;
 	}
-	dir = argv[1];
-	c = argv[2];
-	depth = argc > 3 ? atoi(argv[3]) : 2100;
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return perror("mkstore: mkdir"), 1;
-	snprintf(path, sizeof(path), "%s/objects", dir);
-	if (mkdir(path, 0755) && errno != EEXIST)
-		return perror("mkstore: mkdir"), 1;
-	snprintf(path, sizeof(path), "%s/objects/00", dir);
-	if (mkdir(path, 0755) && errno != EEXIST)
-		return perror("mkstore: mkdir"), 1;
-	if (write_file(dir, "objects/00/100", "good\n", 5) ||
-	    write_file(dir, MVFS_INDEX_FILE, "", 0))
+	if (argc - optind < 2)
+		goto usage;
+	dir = argv[optind];
+	c = argv[optind + 1];
+	depth = argc - optind > 2 ? atoi(argv[optind + 2]) : 2100;
+	if (make_dirs(dir))
 		return 1;
 	put(&ph, sizeof(ph));
 	empty = put_tree(NULL, 0);
@@ -221,9 +282,13 @@ int main(int argc, char **argv)
 	put_tree(top, n);
 	if (!strcmp(c, "forward"))
 		put_tree(NULL, 0);
+	spec = format < 3 ? 0 : put(SPEC_LATEST, strlen(SPEC_LATEST));
 	if (write_file(dir, MVFS_PACK_FILE, pack, pack_len))
 		return 1;
 	return write_state(dir, top_off, n,
 			   !strcmp(c, "latin1") ? "lab\xe9" : NULL,
-			   !strcmp(c, "revs") ? depth : 1) ? 1 : 0;
+			   !strcmp(c, "revs") ? depth : 1, spec) ? 1 : 0;
+usage:
+	fprintf(stderr, "usage: mkstore [-f 1|2|3] DIR CASE [N]\n");
+	return 2;
 }

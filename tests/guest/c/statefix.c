@@ -2,8 +2,11 @@
 /*
  * statefix FILE: verify an mvfs store's state file as the format says
  * (mvfs_format.h): magic, format, the size field against the file's size,
- * and the checksum, mvfs_fnv64 of the whole file with the checksum field
- * read as 0.  Prints what it found; exit status 0 when all of it holds.
+ * the checksum, mvfs_fnv64 of the whole file with the checksum field read
+ * as 0, and that the records of the format fill the file; format 3: the
+ * branch record main first, and the reserved fields of its revision and
+ * view records 0.  Prints what it found; exit status 0 when all of it
+ * holds.
  *
  * statefix -f FORMAT FILE, statefix -m MAGIC FILE: rewrite the format
  * number or the magic in place and store a checksum that matches, to make
@@ -23,6 +26,9 @@
 #include <unistd.h>
 #include <endian.h>
 #include "mvfs_format.h"
+
+/* The newest format whose records verify() knows. */
+#define STATEFIX_FORMAT_MAX	3
 
 static unsigned char *data;
 static size_t size;
@@ -70,10 +76,40 @@ static __u64 checksum(void)
 	return mvfs_fnv64(h, data + at + 8, size - at - 8);
 }
 
+/*
+ * Format 3's records, in a file that they fill: record 0 of the branches
+ * is main from 0; the reserved fields of revisions and views are 0.
+ */
+static int verify_v3(const struct mvfs_state_hdr *hdr)
+{
+	const struct mvfs_rev3_disk *r = (const void *)(hdr + 1);
+	__u32 nrevs = le32toh(hdr->nrevs), nviews = le32toh(hdr->nviews);
+	const struct mvfs_view3_disk *v;
+	const struct mvfs_branch_disk *b;
+	int bad = 0;
+	__u32 i;
+
+	v = (const void *)(data + mvfs_state_size(3, nrevs,
+						  le32toh(hdr->nlabels), 0, 0));
+	b = (const void *)(v + nviews);
+	if (!hdr->nbranches || strncmp(b->name, MVFS_MAIN_BRANCH,
+				       sizeof(b->name)) || b->from)
+		bad = printf("branch record 0 is not main from 0\n");
+	for (i = 0; i < nrevs; i++)
+		if (r[i].reserved)
+			bad = printf("revision %u: the reserved field is set\n",
+				     i + 1);
+	for (i = 0; i < nviews; i++)
+		if (v[i].reserved)
+			bad = printf("view record %u: the reserved field is set\n",
+				     i + 1);
+	return bad;
+}
+
 /* Check each rule of the header on its own and say which fail. */
 static int verify(struct mvfs_state_hdr *hdr)
 {
-	int bad = 0, known = 1;
+	int bad = 0, known = 1, fills = 0;
 
 	printf("magic %#x format %u size %llu (file %zu) checksum %#llx\n",
 	       le32toh(hdr->magic), le32toh(hdr->format),
@@ -82,11 +118,11 @@ static int verify(struct mvfs_state_hdr *hdr)
 	if (le32toh(hdr->magic) != MVFS_STATE_MAGIC)
 		bad = printf("bad magic\n");
 	if (le32toh(hdr->format) < MVFS_FORMAT_MIN ||
-	    le32toh(hdr->format) > MVFS_FORMAT)
+	    le32toh(hdr->format) > STATEFIX_FORMAT_MAX)
 		known = 0;
 	if (!known)
 		bad = printf("not a format %d to %d state\n", MVFS_FORMAT_MIN,
-			     MVFS_FORMAT);
+			     STATEFIX_FORMAT_MAX);
 	if (le64toh(hdr->size) != size)
 		bad = printf("the size field is wrong\n");
 	if (le64toh(hdr->checksum) != checksum())
@@ -96,10 +132,14 @@ static int verify(struct mvfs_state_hdr *hdr)
 	if (known &&
 	    mvfs_state_size(le32toh(hdr->format), le32toh(hdr->nrevs),
 			    le32toh(hdr->nlabels), le32toh(hdr->nviews),
-			    le32toh(hdr->nbranches)) != size)
+			    le32toh(hdr->nbranches)) == size)
+		fills = 1;
+	else if (known)
 		bad = printf("the records do not fill the file\n");
 	if (known && le32toh(hdr->format) < 3 && hdr->nbranches)
 		bad = printf("the reserved field is set\n");
+	if (fills && le32toh(hdr->format) == 3 && verify_v3(hdr))
+		bad = 1;
 	if (!bad)
 		printf("valid\n");
 	return !!bad;

@@ -60,17 +60,29 @@ static int save_state(void)
 	       !fsync(sfd) ? 0 : -1;
 }
 
+/*
+ * Revision record I (from 0), its size that of the state's format; a
+ * format 3 record (struct mvfs_rev3_disk) begins with the older one.
+ */
+static struct mvfs_rev_disk *rev_rec(__u32 i)
+{
+	struct mvfs_state_hdr *sh = (void *)state;
+	size_t size = mvfs_state_size(le32toh(sh->format), 1, 0, 0, 0) -
+		      sizeof(*sh);
+
+	return (void *)(state + sizeof(*sh) + i * size);
+}
+
 /* The top tree of the newest revision: its offset and first entries. */
 static int top_tree(__u64 *ref, struct mvfs_tree_hdr *h,
 		    struct mvfs_entry_disk *e)
 {
 	struct mvfs_state_hdr *sh = (void *)state;
-	struct mvfs_rev_disk *r = (void *)(sh + 1);
 	__u32 n = le32toh(sh->nrevs);
 
 	if (!n)
 		return -1;
-	*ref = le64toh(r[n - 1].root.ref);
+	*ref = le64toh(rev_rec(n - 1)->root.ref);
 	if (pread(pfd, h, sizeof(*h), *ref) != sizeof(*h) ||
 	    le32toh(h->count) < 3)
 		return -1;
@@ -175,11 +187,10 @@ static void walk(__u64 tree)
 static void walk_revs(void)
 {
 	struct mvfs_state_hdr *sh = (void *)state;
-	struct mvfs_rev_disk *r = (void *)(sh + 1);
 	__u32 i;
 
 	for (i = 0; i < le32toh(sh->nrevs); i++)
-		walk(le64toh(r[i].root.ref));
+		walk(le64toh(rev_rec(i)->root.ref));
 }
 
 static int flip(int fd, __u64 off)
