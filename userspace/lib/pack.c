@@ -123,10 +123,13 @@ static int mvfs_pack_find_same(struct mvfs_store *s, const char *buf,
 			       size_t len, __u64 hash, __u64 *ref)
 {
 	const struct mvfs_index_ent *r;
-	size_t pos = mvfs_index_start(&s->index, hash);
+	struct mvfs_index_pos pos;
 	__u64 off;
 	int ret;
 
+	ret = mvfs_index_start(s, hash, &pos);
+	if (ret)
+		return ret;
 	while ((r = mvfs_index_next(&s->index, hash, &pos))) {
 		if (!(r->ref & MVFS_INDEX_TREE))
 			continue;
