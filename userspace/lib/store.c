@@ -312,6 +312,7 @@ void mvfs_store_close(struct mvfs_store *s)
 	free(s->specs);
 	free(s->views);
 	free(s->branches);
+	mvfs_tree_cache_free(s);
 	free(s->dir);
 	free(s);
 }

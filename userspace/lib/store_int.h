@@ -13,7 +13,8 @@
  *   index.c    the index of content hashes, for dedup
  *   index_sorted.c  index.sorted: the index's records sorted by hash
  *   object.c   objects: numbering, copying in, finding equal content
- *   pack.c     the pack: appending, trees and their lookup
+ *   pack.c     the pack: reading, appending, symlink targets
+ *   tree.c     trees: serializing, reading (and keeping), lookups
  *   rev.c      building and committing revisions, reading them
  *   label.c    labels
  *   branch.c   branches (format 3)
@@ -105,6 +106,19 @@ struct mvfs_index_pos {
 /* Buckets of index.sorted read before the covered records are read whole. */
 #define MVFS_ISORT_READS	256
 
+/*
+ * The trees a command read lately, by pack offset (tree.c): committed
+ * bytes never change.  At most MVFS_TREE_CACHE of them, and about
+ * MVFS_TREE_CACHE_MAX bytes (the last one read is kept whatever its size).
+ */
+#define MVFS_TREE_CACHE		16
+#define MVFS_TREE_CACHE_MAX	(32 << 20)
+struct mvfs_tree_slot {
+	__u64	ref;
+	char	*buf;		/* the whole tree; NULL: an empty slot */
+	size_t	len;
+};
+
 struct mvfs_store {
 	char			*dir;		/* as given, for messages */
 	int			dfd;		/* the store directory */
@@ -139,6 +153,10 @@ struct mvfs_store {
 	struct mvfs_index	index;
 	char			*buf;		/* MVFS_IO_BUF bytes each */
 	char			*buf2;
+
+	struct mvfs_tree_slot	trees[MVFS_TREE_CACHE];
+	unsigned int		tree_next;	/* the slot to take next */
+	size_t			tree_bytes;
 };
 
 /* atomic.c */
@@ -208,6 +226,9 @@ void mvfs_entry_decode(const struct mvfs_entry_disk *d,
 		       struct mvfs_entry_info *e);
 void mvfs_entry_encode(const struct mvfs_entry_info *e, __u32 name_off,
 		       __u16 name_len, struct mvfs_entry_disk *d);
+
+/* tree.c */
+void mvfs_tree_cache_free(struct mvfs_store *s);
 
 /* rev.c */
 int mvfs_check_rev(const struct mvfs_store *s, __u64 rev);
