@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tree.c: trees, the directories of a revision in the pack: serializing
- * them, reading them, looking a path up, listing them.
+ * them (whole, or as another tree with a few entries changed), reading
+ * them, looking a path up, listing them.
  *
  * Committed bytes never change, so the trees a command reads are kept
  * (a few, by their pack offset): the lookups of a check-in read the trees
@@ -9,6 +10,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,4 +359,133 @@ void mvfs_store_list_free(struct mvfs_entry_info *ents, __u64 count)
 	for (i = 0; i < count; i++)
 		free(ents[i].name);
 	free(ents);
+}
+
+/* A tree being made from another: its image, and its names apart. */
+struct mvfs_tree_edit {
+	char	*img;		/* header, then the entries */
+	char	*names;
+	__u32	count;
+	size_t	names_len;
+};
+
+/* Append an entry named NAME (LEN bytes), only its name fields set. */
+static struct mvfs_entry_disk *mvfs_edit_add(struct mvfs_tree_edit *t,
+					     const char *name, size_t len)
+{
+	struct mvfs_entry_disk *d = (struct mvfs_entry_disk *)
+		(t->img + sizeof(struct mvfs_tree_hdr)) + t->count++;
+
+	memcpy(t->names + t->names_len, name, len);
+	d->name_off = htole32(t->names_len);
+	d->name_len = htole16(len);
+	t->names_len += len;
+	return d;
+}
+
+/* Merge BASE's entries (N of them) with changes CH, sorted, into T. */
+static int mvfs_edit_merge(struct mvfs_store *s, struct mvfs_tree_edit *t,
+			   const struct mvfs_entry_info *base, const char *tree,
+			   const struct mvfs_entry_info *ch, __u32 nch)
+{
+	const struct mvfs_entry_disk *d = (const void *)
+		(tree + sizeof(struct mvfs_tree_hdr));
+	__u32 n = base ? base->size : 0, i = 0, j = 0;
+	struct mvfs_entry_disk *o;
+	const char *name = NULL;
+	size_t nl = 0, off;
+	int c;
+
+	while (i < n || j < nch) {
+		if (i < n) {
+			name = mvfs_tree_name(tree, &d[i], &nl);
+			if (!name)
+				return mvfs_corrupt(s, "tree", base->ref);
+		}
+		c = i == n ? 1 : j == nch ? -1 :
+		    mvfs_name_cmp_len(name, nl, ch[j].name);
+		if (c < 0) {	/* unchanged: its bytes as they are */
+			o = mvfs_edit_add(t, name, nl);
+			memcpy(&o->mode, &d[i].mode, sizeof(*o) -
+			       offsetof(struct mvfs_entry_disk, mode));
+			i++;
+			continue;
+		}
+		if (ch[j].mode) {	/* set, or added; mode 0 removes it */
+			off = t->names_len;
+			nl = strlen(ch[j].name);
+			o = mvfs_edit_add(t, ch[j].name, nl);
+			mvfs_entry_encode(&ch[j], off, nl, o);
+		}
+		i += !c;
+		j++;
+	}
+	return 0;
+}
+
+/**
+ * mvfs_store_put_tree_edit - store a directory made from another's tree
+ * @s: the store, between mvfs_store_begin() and the commit
+ * @base: the directory whose entries it starts from (a directory of a
+ *	committed revision), or NULL to start from none
+ * @ch: the changes, at most one per name: an entry to set or add, with
+ *	its valid name, or one of mode 0 to remove that name; sorted here
+ * @nch: how many
+ * @dir: its ref (the tree) and size (the number of entries) are set
+ *
+ * The tree is the one mvfs_store_put_tree() would store for @base's
+ * entries with the changes made, byte for byte, and is not stored again
+ * if it is there already; @base's entries are copied as they are, not
+ * read one by one, so that a large directory costs little more than its
+ * bytes.
+ *
+ * Return: 0 or -errno.
+ */
+int mvfs_store_put_tree_edit(struct mvfs_store *s,
+			     const struct mvfs_entry_info *base,
+			     struct mvfs_entry_info *ch, __u32 nch,
+			     struct mvfs_entry_info *dir)
+{
+	struct mvfs_tree_edit t = { 0 };
+	const struct mvfs_tree_hdr *bh = NULL;
+	struct mvfs_tree_hdr *h;
+	size_t names = 0, ents;
+	const char *tree = NULL;
+	__u32 j;
+	int err = 0;
+
+	qsort(ch, nch, sizeof(*ch), mvfs_name_cmp);
+	if (base)
+		err = mvfs_tree_read(s, base, &tree);
+	if (err)
+		return err;
+	bh = (const void *)tree;
+	for (j = 0; j < nch; j++)
+		names += strlen(ch[j].name);
+	names += bh ? le32toh(bh->names_len) : 0;
+	ents = (size_t)(base ? base->size : 0) + nch;
+	if (ents > UINT32_MAX)
+		return mvfs_err(-E2BIG, "too many entries");
+	t.img = calloc(1, sizeof(*h) + ents * sizeof(struct mvfs_entry_disk) +
+		       names);
+	t.names = malloc(names + 1);
+	err = t.img && t.names ? 0 : mvfs_err(-ENOMEM, "out of memory");
+	if (!err)
+		err = mvfs_edit_merge(s, &t, base, tree, ch, nch);
+	if (!err && t.names_len > UINT32_MAX)
+		err = mvfs_err(-E2BIG, "too many entries");
+	if (!err) {
+		h = (struct mvfs_tree_hdr *)t.img;
+		h->magic = htole32(MVFS_TREE_MAGIC);
+		h->count = htole32(t.count);
+		h->names_len = htole32(t.names_len);
+		ents = sizeof(*h) + (size_t)t.count *
+		       sizeof(struct mvfs_entry_disk);
+		memcpy(t.img + ents, t.names, t.names_len);
+		dir->size = t.count;
+		err = mvfs_pack_put(s, t.img, ents + t.names_len, &dir->ref);
+	}
+	free(t.img);
+	free(t.names);
+	return err;
 }
