@@ -97,6 +97,9 @@ int mvfs_store_readlink(struct mvfs_store *s, const struct mvfs_entry_info *e,
 			char *buf);
 int mvfs_store_find(struct mvfs_store *s, __u64 rev, const char *path,
 		    struct mvfs_entry_info *e);
+int mvfs_store_lookup_child(struct mvfs_store *s,
+			    const struct mvfs_entry_info *dir,
+			    const char *name, struct mvfs_entry_info *e);
 int mvfs_store_list(struct mvfs_store *s, const struct mvfs_entry_info *dir,
 		    struct mvfs_entry_info **ents);
 void mvfs_store_list_free(struct mvfs_entry_info *ents, __u64 count);

@@ -278,6 +278,24 @@ int mvfs_store_lookup(struct mvfs_store *s, __u64 rev, const char *path,
 }
 
 /**
+ * mvfs_store_lookup_child - find the entry @name of directory @dir
+ * @s: the store
+ * @dir: a directory, from mvfs_store_lookup() or a revision's root
+ * @name: an entry name
+ * @e: filled in when found (e->name is NULL)
+ *
+ * Return: 0; -ENOENT when @dir has no such entry or is no directory (no
+ * message); -EIO when the store is corrupt.
+ */
+int mvfs_store_lookup_child(struct mvfs_store *s,
+			    const struct mvfs_entry_info *dir,
+			    const char *name, struct mvfs_entry_info *e)
+{
+	*e = *dir;
+	return mvfs_tree_lookup(s, e, name);
+}
+
+/**
  * mvfs_store_find - look @path up in @rev, absence being no error
  * @s: the store
  * @rev: a revision; 0 holds nothing
