@@ -16,7 +16,8 @@
 # history of the lookup rows, default 1000; less for a quick run),
 # BENCH_STORE_SIZE (default 4G), BENCH_ROWS (all, default; read: only
 # the rows of read-only views; write: only issue 7's writes in a view;
-# spec: only issue 9's views selected by config specs;
+# spec: only issue 9's views selected by config specs; checkin: only
+# issue 7's row of `mvfs checkin` in a large tree against a small one;
 # nfs: only the row of a store shared over NFS, which boots two guests
 # once more, a server and a client: all runs it after the others),
 # BENCH_QUICK=1 (the write rows' files and trees 4 times smaller, for a
@@ -52,7 +53,10 @@ if [ $((runs % 2)) = 0 ]; then
 	exit 2
 fi
 rows=${BENCH_ROWS:-all}
-case $rows in all | read | write | spec | nfs) ;; *) echo "bench.sh: BENCH_ROWS=$rows: all, read, write, spec or nfs" >&2; exit 2 ;; esac
+case $rows in
+all | read | write | spec | nfs | checkin) ;;
+*) echo "bench.sh: BENCH_ROWS=$rows: all, read, write, spec, nfs or checkin" >&2; exit 2 ;;
+esac
 quick=${BENCH_QUICK:-0}
 case $quick in 0 | 1) ;; *) echo "bench.sh: BENCH_QUICK=$quick: 0 or 1" >&2; exit 2 ;; esac
 revs=${BENCH_REVS:-1000}

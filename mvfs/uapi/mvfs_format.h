@@ -17,6 +17,8 @@
  *                  targets and messages, each referenced by its byte offset.
  *   index          append-only, tools only: struct mvfs_index_rec, the
  *                  content hash of every object and tree, for dedup.
+ *   index.sorted   tools only, a cache made from index: its records
+ *                  sorted by hash (struct mvfs_isort_hdr); may be absent.
  *   views/TAG/     format 2: the private area of view TAG: upper/ is its
  *                  private tree (an overlay upper layer), work/ where
  *                  copy-ups are built before being renamed into upper/.
@@ -58,6 +60,8 @@
 #define MVFS_STATE_TMP		"state.tmp"
 #define MVFS_PACK_FILE		"pack"
 #define MVFS_INDEX_FILE		"index"
+#define MVFS_ISORT_FILE		"index.sorted"
+#define MVFS_ISORT_TMP		"index.sorted.tmp"
 #define MVFS_OBJECTS_DIR	"objects"
 #define MVFS_VIEWS_DIR		"views"		/* format 2 */
 #define MVFS_UPPER_DIR		"upper"		/* views/TAG/upper */
@@ -229,6 +233,27 @@ struct mvfs_pack_hdr {
 struct mvfs_index_rec {
 	__le64	hash;		/* mvfs_fnv64 of the bytes */
 	__le64	ref;		/* object number, or pack offset | TREE */
+};
+
+/*
+ * index.sorted: tools only, a cache that may be removed at any time.  The
+ * valid records among the first `records` of index, sorted by hash, then
+ * ref: this header, MVFS_ISORT_FANOUT __le32 counts (count i: the entries
+ * whose hash's top byte is at most i), then `entries` mvfs_index_rec.
+ * last_hash and last_ref repeat index record `records` - 1, so that a copy
+ * made from another index than the one beside it is told apart.
+ */
+#define MVFS_ISORT_MAGIC	0x5349564d	/* "MVIS" */
+#define MVFS_ISORT_VERSION	1
+#define MVFS_ISORT_FANOUT	256
+struct mvfs_isort_hdr {
+	__le32	magic;		/* MVFS_ISORT_MAGIC */
+	__le32	version;	/* MVFS_ISORT_VERSION */
+	__le64	records;	/* index records it covers, at least 1 */
+	__le64	entries;	/* its entries */
+	__le64	last_hash;	/* index record records - 1 */
+	__le64	last_ref;
+	__le64	reserved;	/* 0 */
 };
 
 /*

@@ -29,7 +29,7 @@
 #include "err.h"
 #include "reload.h"
 
-/* The entries of a directory being built. */
+/* The changes to the entries of a directory being built. */
 struct mvfs_ents {
 	struct mvfs_entry_info	*v;
 	size_t			n;
@@ -117,51 +117,12 @@ int mvfs_checkin_select(struct mvfs_checkin *ci, char **paths, int npaths)
 	return 0;
 }
 
-/* The entries of SRC in the target's newest revision, into ES. */
-static int mvfs_ents_base(struct mvfs_checkin *ci, const char *src,
-			  struct mvfs_ents *es)
-{
-	struct mvfs_entry_info d;
-	int err;
-
-	memset(es, 0, sizeof(*es));
-	err = src ? mvfs_store_find(ci->s, ci->head, src, &d) : 0;
-	if (err <= 0 || !S_ISDIR(d.mode))
-		return err < 0 ? err : 0;
-	err = mvfs_store_list(ci->s, &d, &es->v);
-	if (!err)
-		es->n = d.size;
-	es->cap = es->n;
-	return err;
-}
-
-static ssize_t mvfs_ents_find(const struct mvfs_ents *es, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < es->n; i++)
-		if (!strcmp(es->v[i].name, name))
-			return i;
-	return -1;
-}
-
-static void mvfs_ents_remove(struct mvfs_ents *es, const char *name)
-{
-	ssize_t i = mvfs_ents_find(es, name);
-
-	if (i < 0)
-		return;
-	free(es->v[i].name);
-	es->v[i] = es->v[--es->n];
-}
-
-/* Set entry NAME to E (its name is set here). */
-static int mvfs_ents_set(struct mvfs_ents *es, const char *name,
+/* Add change E named NAME to ES (mode 0: NAME is removed). */
+static int mvfs_ents_add(struct mvfs_ents *es, const char *name,
 			 struct mvfs_entry_info *e)
 {
 	struct mvfs_entry_info *v;
 
-	mvfs_ents_remove(es, name);
 	if (es->n == es->cap) {
 		v = realloc(es->v, (es->cap * 2 + 8) * sizeof(*v));
 		if (!v)
@@ -249,7 +210,10 @@ static int mvfs_ci_entry(struct mvfs_checkin *ci, size_t i, size_t end,
 	return mvfs_ci_dir(ci, i + 1, end, ch->src, e);
 }
 
-/* Apply the selected changes among FIRST..END (one directory's) to ES. */
+/*
+ * The new entries of the selected changes among FIRST..END (one
+ * directory's) into ES; a removal as an entry of mode 0.
+ */
 static int mvfs_ci_apply(struct mvfs_checkin *ci, size_t first, size_t end,
 			 struct mvfs_ents *es)
 {
@@ -265,36 +229,37 @@ static int mvfs_ci_apply(struct mvfs_checkin *ci, size_t first, size_t end,
 			;
 		if (!ch->selected)
 			continue;
-		if (ch->kind == MVFS_CH_DEL) {
-			mvfs_ents_remove(es, strrchr(ch->upath, '/') + 1);
-			continue;
-		}
-		err = mvfs_ci_entry(ci, i, sub, &e);
+		memset(&e, 0, sizeof(e));
+		if (ch->kind != MVFS_CH_DEL)
+			err = mvfs_ci_entry(ci, i, sub, &e);
 		if (!err)
-			err = mvfs_ents_set(es, strrchr(ch->upath, '/') + 1, &e);
+			err = mvfs_ents_add(es, strrchr(ch->upath, '/') + 1, &e);
 	}
 	return err;
 }
 
 /*
- * Store the directory whose private entries are FIRST..END, over the
- * entries of SRC in the target's newest revision; E holds its metadata.
+ * Store the directory whose private entries are FIRST..END: the entries
+ * of SRC in the target's newest revision with the changes made (only the
+ * changes are read one by one); E holds its metadata.
  */
 static int mvfs_ci_dir(struct mvfs_checkin *ci, size_t first, size_t end,
 		       const char *src, struct mvfs_entry_info *e)
 {
-	struct mvfs_ents es;
-	int err;
+	struct mvfs_ents es = { 0 };
+	struct mvfs_entry_info d;
+	int err, found = 0;
 
-	err = mvfs_ents_base(ci, src, &es);
-	if (!err)
-		err = mvfs_ci_apply(ci, first, end, &es);
+	err = mvfs_ci_apply(ci, first, end, &es);
+	if (!err && src)
+		found = mvfs_store_find(ci->s, ci->head, src, &d);
+	if (found < 0)
+		err = found;
 	if (!err && es.n > UINT32_MAX)
 		err = mvfs_err(-E2BIG, "too many entries");
-	if (!err) {
-		e->size = es.n;
-		err = mvfs_store_put_tree(ci->s, es.v, es.n, &e->ref);
-	}
+	if (!err)
+		err = mvfs_store_put_tree_edit(ci->s, found && S_ISDIR(d.mode) ?
+					       &d : NULL, es.v, es.n, e);
 	mvfs_store_list_free(es.v, es.n);
 	return err;
 }

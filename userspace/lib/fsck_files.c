@@ -47,8 +47,21 @@ static void mvfs_fsck_length(struct mvfs_fsck *f, const char *file, int fd,
 				   "cut to the committed length");
 }
 
+/* NAME, a temporary file, is garbage if it is there. */
+static void mvfs_fsck_tmp(struct mvfs_fsck *f, const char *name)
+{
+	if (faccessat(f->s->dfd, name, F_OK, AT_SYMLINK_NOFOLLOW))
+		return;
+	mvfs_fsck_problem(f, "%s: left by an interrupted change (garbage)",
+			  name);
+	if (mvfs_fsck_repair(f))
+		mvfs_fsck_repaired(f, unlinkat(f->s->dfd, name, 0) ?
+				   -errno : 0, "removed");
+}
+
 /**
- * mvfs_fsck_pack - check the pack's header and length, and state.tmp
+ * mvfs_fsck_pack - check the pack's header and length, state.tmp and
+ *	index.sorted.tmp
  * @f: the check
  *
  * Return: 0.
@@ -65,13 +78,8 @@ int mvfs_fsck_pack(struct mvfs_fsck *f)
 		mvfs_fsck_problem(f, "%s: bad header", MVFS_PACK_FILE);
 	mvfs_fsck_length(f, MVFS_INDEX_FILE, f->s->index_fd,
 			 f->s->index_len);
-	if (faccessat(f->s->dfd, MVFS_STATE_TMP, F_OK, AT_SYMLINK_NOFOLLOW))
-		return 0;
-	mvfs_fsck_problem(f, "%s: left by an interrupted change (garbage)",
-			  MVFS_STATE_TMP);
-	if (mvfs_fsck_repair(f))
-		mvfs_fsck_repaired(f, unlinkat(f->s->dfd, MVFS_STATE_TMP, 0) ?
-				   -errno : 0, "removed");
+	mvfs_fsck_tmp(f, MVFS_STATE_TMP);
+	mvfs_fsck_tmp(f, MVFS_ISORT_TMP);
 	return 0;
 }
 

@@ -4,11 +4,13 @@
  * records below the committed ends count; new ones are appended to the
  * file just before a revision is committed.
  *
- * The hash table is built on the first lookups past MVFS_INDEX_SCAN:
- * until then a lookup scans the records.  A check-in of a few files
- * makes a few lookups, and scanning 100,000 records a few times costs
- * less than hashing them all, so that its cost hardly grows with the
- * store; an import makes many and gets the table.
+ * In memory are the records that index.sorted does not cover (all of
+ * them in a store without one, index_sorted.c) and those a revision adds:
+ * a lookup asks the sorted copy first, then these.  Their hash table is
+ * built on the first lookups past MVFS_INDEX_SCAN: until then a lookup
+ * scans them.  A check-in of a few files makes a few lookups, and scanning
+ * a few thousand records a few times costs less than hashing them all;
+ * an import makes many and gets the table.
  */
 #include <endian.h>
 #include <errno.h>
@@ -23,9 +25,11 @@
  */
 void mvfs_index_free(struct mvfs_index *ix)
 {
+	mvfs_isort_free(&ix->isort);
 	free(ix->recs);
 	free(ix->slots);
 	memset(ix, 0, sizeof(*ix));
+	ix->isort.fd = -1;
 }
 
 /* The index in memory. */
@@ -89,17 +93,21 @@ int mvfs_index_add(struct mvfs_index *ix, __u64 hash, __u64 ref)
 }
 
 /**
- * mvfs_index_start - where a lookup of @hash starts
- * @ix: the index
+ * mvfs_index_start - start a lookup of @hash
+ * @s: a store, building a revision
  * @hash: the content hash
+ * @pos: set to where the lookup starts, for mvfs_index_next()
  *
- * Builds the hash table on the lookup past MVFS_INDEX_SCAN (without
+ * Asks index.sorted for its records of @hash.  Builds the hash table of
+ * the records in memory on the lookup past MVFS_INDEX_SCAN (without
  * memory for it, lookups go on scanning).
  *
- * Return: the position to give mvfs_index_next().
+ * Return: 0 or -errno.
  */
-size_t mvfs_index_start(struct mvfs_index *ix, __u64 hash)
+int mvfs_index_start(struct mvfs_store *s, __u64 hash,
+		     struct mvfs_index_pos *pos)
 {
+	struct mvfs_index *ix = &s->index;
 	size_t nslots = 256;
 
 	if (!ix->nslots && ++ix->lookups > MVFS_INDEX_SCAN) {
@@ -107,7 +115,8 @@ size_t mvfs_index_start(struct mvfs_index *ix, __u64 hash)
 			nslots *= 2;
 		mvfs_index_rehash(ix, nslots);
 	}
-	return ix->nslots ? hash & (ix->nslots - 1) : 0;
+	pos->pos = ix->nslots ? hash & (ix->nslots - 1) : 0;
+	return mvfs_isort_find(s, hash, &pos->sorted, &pos->nsorted);
 }
 
 /*
@@ -115,27 +124,39 @@ size_t mvfs_index_start(struct mvfs_index *ix, __u64 hash)
  * from mvfs_index_start().  Records of both kinds are returned.
  */
 const struct mvfs_index_ent *mvfs_index_next(const struct mvfs_index *ix,
-					     __u64 hash, size_t *pos)
+					     __u64 hash,
+					     struct mvfs_index_pos *pos)
 {
 	const struct mvfs_index_ent *r;
 	size_t mask = ix->nslots - 1;
 
-	while (!ix->nslots && *pos < ix->nrecs) {
-		r = &ix->recs[(*pos)++];
+	if (pos->nsorted) {
+		pos->nsorted--;
+		return pos->sorted++;
+	}
+	while (!ix->nslots && pos->pos < ix->nrecs) {
+		r = &ix->recs[pos->pos++];
 		if (r->hash == hash)
 			return r;
 	}
-	while (ix->nslots && ix->slots[*pos]) {
-		r = &ix->recs[ix->slots[*pos] - 1];
-		*pos = (*pos + 1) & mask;
+	while (ix->nslots && ix->slots[pos->pos]) {
+		r = &ix->recs[ix->slots[pos->pos] - 1];
+		pos->pos = (pos->pos + 1) & mask;
 		if (r->hash == hash)
 			return r;
 	}
 	return NULL;
 }
 
-/* Is a record committed, and so safe to dedup against? */
-static bool mvfs_index_rec_valid(const struct mvfs_store *s, __u64 ref)
+/**
+ * mvfs_index_rec_valid - is a record committed, so safe to dedup against
+ * @s: the store
+ * @ref: the record's ref
+ *
+ * Return: true for an object below next_object, or a pack offset past
+ * the pack's header and below pack_len.
+ */
+bool mvfs_index_rec_valid(const struct mvfs_store *s, __u64 ref)
 {
 	__u64 off = ref & ~MVFS_INDEX_TREE;
 
@@ -145,45 +166,66 @@ static bool mvfs_index_rec_valid(const struct mvfs_store *s, __u64 ref)
 }
 
 /**
- * mvfs_index_load - read the committed records of the index file
+ * mvfs_index_read - the valid records among index records @from..@to - 1
+ * @s: a store, building a revision (s->buf is free)
+ * @from: the first record
+ * @to: past the last, at most index_len's
+ * @ents: set to them, in the file's order, with room for @to - @from + 64
+ *	(free it, also on failure)
+ * @n: set to their number
+ *
+ * Return: 0 or -errno.
+ */
+int mvfs_index_read(struct mvfs_store *s, __u64 from, __u64 to,
+		    struct mvfs_index_ent **ents, size_t *n)
+{
+	const struct mvfs_index_rec *r = (const void *)s->buf;
+	size_t per = MVFS_IO_BUF / sizeof(*r), k, i;
+	struct mvfs_index_ent *v;
+	__u64 ref;
+	int err;
+
+	*n = 0;
+	*ents = v = malloc((to - from + 64) * sizeof(*v));
+	if (!v)
+		return mvfs_err(-ENOMEM, "out of memory");
+	for (; from < to; from += k) {
+		k = to - from < per ? to - from : per;
+		err = mvfs_pread(s->index_fd, s->buf, k * sizeof(*r),
+				 from * sizeof(*r));
+		if (err)
+			return mvfs_err(err == -ENODATA ? -EIO : err,
+					"store %s: cannot read %s", s->dir,
+					MVFS_INDEX_FILE);
+		for (i = 0; i < k; i++) {
+			ref = le64toh(r[i].ref);
+			if (!mvfs_index_rec_valid(s, ref))
+				continue;
+			v[*n].hash = le64toh(r[i].hash);
+			v[(*n)++].ref = ref;
+		}
+	}
+	return 0;
+}
+
+/**
+ * mvfs_index_load - read the committed records index.sorted does not cover
  * @s: a store, building a revision
  *
  * Return: 0 or -errno.
  */
 int mvfs_index_load(struct mvfs_store *s)
 {
-	const struct mvfs_index_rec *r = (const void *)s->buf;
-	size_t per = MVFS_IO_BUF / sizeof(*r), n, i;
 	struct mvfs_index *ix = &s->index;
-	__u64 off, ref;
+	__u64 to = s->index_len / sizeof(struct mvfs_index_rec);
 	int err;
 
+	mvfs_isort_open(s);
 	/* One allocation for the committed records, and some new ones. */
-	ix->cap = s->index_len / sizeof(*r) + 64;
-	ix->recs = malloc(ix->cap * sizeof(*ix->recs));
-	if (!ix->recs)
-		return mvfs_err(-ENOMEM, "out of memory");
-	for (off = 0; off < s->index_len; off += n * sizeof(*r)) {
-		n = (s->index_len - off) / sizeof(*r);
-		if (n > per)
-			n = per;
-		err = mvfs_pread(s->index_fd, s->buf, n * sizeof(*r), off);
-		if (err)
-			return mvfs_err(err == -ENODATA ? -EIO : err,
-					"store %s: cannot read %s", s->dir,
-					MVFS_INDEX_FILE);
-		for (i = 0; i < n; i++) {
-			ref = le64toh(r[i].ref);
-			if (!mvfs_index_rec_valid(s, ref))
-				continue;
-			err = mvfs_index_add(&s->index, le64toh(r[i].hash),
-					     ref);
-			if (err)
-				return err;
-		}
-	}
-	s->index.first_new = s->index.nrecs;
-	return 0;
+	err = mvfs_index_read(s, ix->isort.records, to, &ix->recs, &ix->nrecs);
+	ix->cap = to - ix->isort.records + 64;
+	ix->first_new = ix->nrecs;
+	return err;
 }
 
 /* Append the index records made since begin to the index file. */

@@ -119,9 +119,12 @@ static int mvfs_object_find(struct mvfs_store *s, int fd, __u64 size,
 			    __u64 hash, __u64 *ref)
 {
 	const struct mvfs_index_ent *r;
-	size_t pos = mvfs_index_start(&s->index, hash);
+	struct mvfs_index_pos pos;
 	int ret;
 
+	ret = mvfs_index_start(s, hash, &pos);
+	if (ret)
+		return ret;
 	while ((r = mvfs_index_next(&s->index, hash, &pos))) {
 		if (r->ref & MVFS_INDEX_TREE)
 			continue;

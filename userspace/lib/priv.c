@@ -29,8 +29,9 @@ struct mvfs_pdir {
 	const char		*upath;	/* on the store */
 	const char		*src;	/* what shows through it, or NULL */
 	__u64			rev;	/* its origin's; 0 the top */
-	struct mvfs_entry_info	*base;	/* the entries of src */
-	__u64			nbase;
+	__u64			srev;	/* src was looked up in srev: */
+	int			found;	/* 1 there, as sdir; 0 not */
+	struct mvfs_entry_info	sdir;
 };
 
 struct mvfs_origin {
@@ -149,29 +150,37 @@ static bool mvfs_has_elem(const char *upath)
 	return lgetxattr(upath, MVFS_XATTR_ELEM, NULL, 0) >= 0;
 }
 
-static int mvfs_base_cmp(const void *key, const void *ent)
+/*
+ * Does the view show an element NAME in what shows through directory D?
+ * 1 yes, 0 no, or -errno.  The spec's rule for D/NAME says in which
+ * revision; SRC is looked up there once for all the names of D that the
+ * same revision shows, and NAME in its tree, so that a large directory
+ * costs a lookup per private entry, not a listing.
+ */
+static int mvfs_base_has(struct mvfs_priv *p, struct mvfs_pdir *d,
+			 const char *from, const char *name)
 {
-	return strcmp(key, ((const struct mvfs_entry_info *)ent)->name);
-}
+	struct mvfs_entry_info e;
+	__u64 rev;
+	int err;
 
-/* The entry NAME of what shows through directory D, or NULL. */
-static struct mvfs_entry_info *mvfs_base_find(const struct mvfs_pdir *d,
-					      const char *name)
-{
-	if (!d->base)
-		return NULL;
-	return bsearch(name, d->base, d->nbase, sizeof(*d->base),
-		       mvfs_base_cmp);
-}
-
-/* The entries the view shows at element path SRC, if a directory. */
-static int mvfs_base_read(struct mvfs_priv *p, struct mvfs_pdir *d)
-{
-	d->base = NULL;
-	d->nbase = 0;
 	if (!d->src)
 		return 0;
-	return mvfs_sel_list(p->sel, d->src, &d->base, &d->nbase);
+	rev = mvfs_sel_rev(p->sel, from);
+	if (!rev)
+		return 0;
+	if (rev != d->srev) {
+		d->found = mvfs_store_find(p->s, rev, d->src, &d->sdir);
+		d->srev = d->found < 0 ? 0 : rev;
+		if (d->found < 0)
+			return d->found;
+	}
+	if (!d->found)
+		return 0;
+	err = mvfs_store_lookup_child(p->s, &d->sdir, name, &e);
+	if (err == -ENOENT)
+		return 0;
+	return err ? err : 1;
 }
 
 /* The revision a change in D at FROM was copied from. */
@@ -201,15 +210,10 @@ static int mvfs_walk_child(struct mvfs_priv *p, size_t i, const char *src,
 			   __u64 rev)
 {
 	struct mvfs_pdir sub = { .src = src, .rev = rev };
-	int err;
 
 	sub.path = p->v[i].path;
 	sub.upath = p->v[i].upath;
-	err = mvfs_base_read(p, &sub);
-	if (!err)
-		err = mvfs_walk(p, &sub);
-	mvfs_store_list_free(sub.base, sub.nbase);
-	return err;
+	return mvfs_walk(p, &sub);
 }
 
 /* A view-private directory holding elements must become one too. */
@@ -274,8 +278,9 @@ static int mvfs_walk_one(struct mvfs_priv *p, struct mvfs_pdir *d,
 		goto out_free;
 	}
 	if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0)) {
-		if (!mvfs_base_find(d, name))
-			goto out_free;	/* over nothing now */
+		err = mvfs_base_has(p, d, from, name);
+		if (err <= 0)
+			goto out_free;	/* over nothing now, or failed */
 		return mvfs_priv_add(p, MVFS_CH_DEL, path, upath, from,
 				     mvfs_pdir_rev(p, d, from), st.st_mode);
 	}
@@ -286,7 +291,10 @@ static int mvfs_walk_one(struct mvfs_priv *p, struct mvfs_pdir *d,
 	}
 	if (err != -ENODATA)
 		goto out_free;
-	if (mvfs_base_find(d, name)) {
+	err = mvfs_base_has(p, d, from, name);
+	if (err < 0)
+		goto out_free;
+	if (err) {
 		kind = MVFS_CH_MOD;	/* in place of the element */
 	} else {
 		kind = mvfs_has_elem(upath) ? MVFS_CH_ADD : MVFS_CH_PRIV;
@@ -419,10 +427,7 @@ int mvfs_priv_read(struct mvfs_store *s, const char *store_dir,
 		return mvfs_err(-ENOENT, "view %s has no private area (%s)",
 				tag, p->upper);
 	top.upath = p->upper;
-	err = mvfs_base_read(p, &top);
-	if (!err)
-		err = mvfs_walk(p, &top);
-	mvfs_store_list_free(top.base, top.nbase);
+	err = mvfs_walk(p, &top);
 	if (err)
 		mvfs_priv_free(p);
 	else

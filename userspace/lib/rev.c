@@ -154,6 +154,7 @@ int mvfs_commit_built(struct mvfs_store *s, bool rev)
 		s->nrevs -= rev;
 		goto out_abort;
 	}
+	mvfs_isort_update(s);
 	mvfs_build_end(s);
 	return 0;
 

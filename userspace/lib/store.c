@@ -38,6 +38,7 @@ static_assert(sizeof(struct mvfs_view3_disk) == 104, "view, format 3");
 static_assert(sizeof(struct mvfs_branch_disk) == 80, "branch");
 static_assert(sizeof(struct mvfs_pack_hdr) == 16, "pack header");
 static_assert(sizeof(struct mvfs_index_rec) == 16, "index record");
+static_assert(sizeof(struct mvfs_isort_hdr) == 48, "index.sorted header");
 static_assert(MVFS_FORMAT <= MVFS_FORMAT_TOOLS, "init writes what we read");
 
 /**
@@ -90,6 +91,7 @@ struct mvfs_store *mvfs_store_alloc(const char *dir)
 	s->lfd = -1;
 	s->pack_fd = -1;
 	s->index_fd = -1;
+	s->index.isort.fd = -1;
 	return s;
 
 out_free:
@@ -311,6 +313,7 @@ void mvfs_store_close(struct mvfs_store *s)
 	free(s->specs);
 	free(s->views);
 	free(s->branches);
+	mvfs_tree_cache_free(s);
 	free(s->dir);
 	free(s);
 }

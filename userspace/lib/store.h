@@ -97,6 +97,9 @@ int mvfs_store_readlink(struct mvfs_store *s, const struct mvfs_entry_info *e,
 			char *buf);
 int mvfs_store_find(struct mvfs_store *s, __u64 rev, const char *path,
 		    struct mvfs_entry_info *e);
+int mvfs_store_lookup_child(struct mvfs_store *s,
+			    const struct mvfs_entry_info *dir,
+			    const char *name, struct mvfs_entry_info *e);
 int mvfs_store_list(struct mvfs_store *s, const struct mvfs_entry_info *dir,
 		    struct mvfs_entry_info **ents);
 void mvfs_store_list_free(struct mvfs_entry_info *ents, __u64 count);
@@ -152,6 +155,10 @@ int mvfs_store_put_symlink(struct mvfs_store *s, const char *target,
 			   size_t len, __u64 *ref);
 int mvfs_store_put_tree(struct mvfs_store *s, struct mvfs_entry_info *ents,
 			__u32 count, __u64 *ref);
+int mvfs_store_put_tree_edit(struct mvfs_store *s,
+			     const struct mvfs_entry_info *base,
+			     struct mvfs_entry_info *ch, __u32 nch,
+			     struct mvfs_entry_info *dir);
 int mvfs_store_commit_rev(struct mvfs_store *s,
 			  const struct mvfs_entry_info *root, const char *msg,
 			  const struct mvfs_rev_place *pl, __u64 *rev);

@@ -11,8 +11,10 @@
  *   lock.c     the store's writer lock and who holds it
  *   state.c    reading, checking and writing the state file; names
  *   index.c    the index of content hashes, for dedup
+ *   index_sorted.c  index.sorted: the index's records sorted by hash
  *   object.c   objects: numbering, copying in, finding equal content
- *   pack.c     the pack: appending, trees and their lookup
+ *   pack.c     the pack: reading, appending, symlink targets
+ *   tree.c     trees: serializing, reading (and keeping), lookups
  *   rev.c      building and committing revisions, reading them
  *   label.c    labels
  *   branch.c   branches (format 3)
@@ -55,6 +57,26 @@ struct mvfs_index_ent {
 	__u64	ref;		/* object number, or pack offset | TREE */
 };
 
+/*
+ * index.sorted as a writer uses it (index_sorted.c): the records it
+ * covers are not read into struct mvfs_index; a lookup reads the bucket
+ * of its hash, or, after MVFS_ISORT_READS of them, the covered records
+ * are read whole and sorted in memory.
+ */
+struct mvfs_isort {
+	int			fd;		/* -1: none, or read whole */
+	__u64			records;	/* index records it covers */
+	__u32			fanout[MVFS_ISORT_FANOUT];
+	size_t			reads;		/* buckets read */
+	bool			whole;		/* all[] holds them */
+	struct mvfs_index_ent	*all;		/* sorted by hash */
+	size_t			nall;
+	struct mvfs_index_ent	*hits;		/* the last bucket's matches */
+	size_t			nhits;
+	size_t			hits_cap;
+};
+
+/* The records past index.sorted's, and those a revision adds. */
 struct mvfs_index {
 	struct mvfs_index_ent	*recs;
 	size_t			nrecs;
@@ -63,10 +85,41 @@ struct mvfs_index {
 	__u32			*slots;		/* recs index + 1; 0 empty */
 	size_t			nslots;		/* a power of two; 0: none yet */
 	size_t			lookups;	/* made while there was none */
+	struct mvfs_isort	isort;
+};
+
+/* Where a lookup is: the sorted copy's matches, then the records. */
+struct mvfs_index_pos {
+	const struct mvfs_index_ent	*sorted;
+	size_t				nsorted;
+	size_t				pos;
 };
 
 /* Lookups that scan the records before the index builds its table. */
 #define MVFS_INDEX_SCAN		16
+
+/*
+ * Records past index.sorted's that a writer reads and scans; a commit that
+ * leaves more makes the copy anew.  Below that many records in all, a
+ * store has no copy.
+ */
+#define MVFS_ISORT_TAIL		4096
+
+/* Buckets of index.sorted read before the covered records are read whole. */
+#define MVFS_ISORT_READS	256
+
+/*
+ * The trees a command read lately, by pack offset (tree.c): committed
+ * bytes never change.  At most MVFS_TREE_CACHE of them, and about
+ * MVFS_TREE_CACHE_MAX bytes (the last one read is kept whatever its size).
+ */
+#define MVFS_TREE_CACHE		16
+#define MVFS_TREE_CACHE_MAX	(32 << 20)
+struct mvfs_tree_slot {
+	__u64	ref;
+	char	*buf;		/* the whole tree; NULL: an empty slot */
+	size_t	len;
+};
 
 struct mvfs_store {
 	char			*dir;		/* as given, for messages */
@@ -102,6 +155,10 @@ struct mvfs_store {
 	struct mvfs_index	index;
 	char			*buf;		/* MVFS_IO_BUF bytes each */
 	char			*buf2;
+
+	struct mvfs_tree_slot	trees[MVFS_TREE_CACHE];
+	unsigned int		tree_next;	/* the slot to take next */
+	size_t			tree_bytes;
 };
 
 /* atomic.c */
@@ -134,11 +191,23 @@ int mvfs_state_write(struct mvfs_store *s);
 /* index.c */
 void mvfs_index_free(struct mvfs_index *ix);
 int mvfs_index_add(struct mvfs_index *ix, __u64 hash, __u64 ref);
-size_t mvfs_index_start(struct mvfs_index *ix, __u64 hash);
+int mvfs_index_start(struct mvfs_store *s, __u64 hash,
+		     struct mvfs_index_pos *pos);
 const struct mvfs_index_ent *mvfs_index_next(const struct mvfs_index *ix,
-					     __u64 hash, size_t *pos);
+					     __u64 hash,
+					     struct mvfs_index_pos *pos);
+bool mvfs_index_rec_valid(const struct mvfs_store *s, __u64 ref);
+int mvfs_index_read(struct mvfs_store *s, __u64 from, __u64 to,
+		    struct mvfs_index_ent **ents, size_t *n);
 int mvfs_index_load(struct mvfs_store *s);
 int mvfs_index_flush(struct mvfs_store *s, __u64 *len);
+
+/* index_sorted.c */
+void mvfs_isort_open(struct mvfs_store *s);
+void mvfs_isort_free(struct mvfs_isort *is);
+int mvfs_isort_find(struct mvfs_store *s, __u64 hash,
+		    const struct mvfs_index_ent **v, size_t *n);
+void mvfs_isort_update(struct mvfs_store *s);
 
 /* object.c */
 __u64 mvfs_object_next(__u64 bound);
@@ -159,6 +228,9 @@ void mvfs_entry_decode(const struct mvfs_entry_disk *d,
 		       struct mvfs_entry_info *e);
 void mvfs_entry_encode(const struct mvfs_entry_info *e, __u32 name_off,
 		       __u16 name_len, struct mvfs_entry_disk *d);
+
+/* tree.c */
+void mvfs_tree_cache_free(struct mvfs_store *s);
 
 /* rev.c */
 int mvfs_check_rev(const struct mvfs_store *s, __u64 rev);
