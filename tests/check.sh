@@ -277,6 +277,34 @@ host_e2fsck_refuse() {
 	result $? "host/e2fsck-refuse: no kernel report in the console"
 }
 
+# host/e2fsck-nameless: a store disk with an inode that no entry names,
+# as a power cut can leave on ext2: e2fsck -p stops there, /init says so
+# and runs e2fsck -fy, which links it into lost+found, and the boot goes
+# on.
+host_e2fsck_nameless() {
+	local img=$out/host-e2fsck-nameless.img log=$out/console-host-e2fsck-nameless.log rc
+	echo "# host/e2fsck-nameless: a store disk with an unattached inode (console: $log)"
+	# debugfs's unlink removes the entry and leaves the inode as it is.
+	fsck_store "$img" 'unlink f1'
+	e2fsck -fn "$img" > "$img.before" 2>&1
+	[ $? -ge 4 ] && grep -q '^Unattached inode' "$img.before"
+	result $? "host/e2fsck-nameless: the disk has an unattached inode before the boot"
+	rc=$(guest_cmd "$img" "$log" 'cat /tmp/e2fsck.status
+for f in /var/lib/mvfs/lost+found/*; do echo "mvfs-found=$(stat -c %s "$f")"; done
+echo "mvfs-f2=$(stat -c %s /var/lib/mvfs/f2)"')
+	result "$rc" "host/e2fsck-nameless: the guest boots and runs the command (status $rc)"
+	grep -q '^mvfs-init: e2fsck -p stopped at an inode without a name (status 4)' "$log" &&
+		grep -q '^mvfs-init: e2fsck -fy fixed the store disk (status 1)' "$log"
+	result $? "host/e2fsck-nameless: /init says that e2fsck -p stopped there and e2fsck -fy fixed it"
+	grep -qx "mvfs-found=$(stat -c %s "$top/README.md")" "$log" &&
+		grep -qx "mvfs-f2=$(stat -c %s "$top/Makefile")" "$log"
+	result $? "host/e2fsck-nameless: the file is in lost+found, the other in place"
+	e2fsck -fn "$img" > "$img.e2fsck" 2>&1
+	result $? "host/e2fsck-nameless: the disk passes e2fsck -fn after the boot"
+	scan "$log"
+	result $? "host/e2fsck-nameless: no kernel report in the console"
+}
+
 # share_tree DIR: a folder with what a listing can miss: dot-files, odd
 # names, every file type a folder can share, modes, owners, empty ones.
 share_tree() {
@@ -353,7 +381,8 @@ case " ${genv[*]} " in
 *) genv+=(-e "SEED=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')") ;;
 esac
 host_tests=
-[ -z "$default" ] || host_tests="host/e2fsck-repair host/e2fsck-refuse host/share-9p"
+[ -z "$default" ] ||
+	host_tests="host/e2fsck-repair host/e2fsck-refuse host/e2fsck-nameless host/share-9p"
 
 # What the pattern selects; nothing at all is an error.
 run_suites= run_host= run_harness=
@@ -403,6 +432,7 @@ for t in $run_host; do
 	case $t in
 	host/e2fsck-repair) host_e2fsck_repair ;;
 	host/e2fsck-refuse) host_e2fsck_refuse ;;
+	host/e2fsck-nameless) host_e2fsck_nameless ;;
 	host/share-9p) host_share ;;
 	esac
 done
