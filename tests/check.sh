@@ -9,7 +9,9 @@
 # Boots the guest once per suite (default: boot1, then boot2 on the same
 # fresh store image, then two guests sharing a store over NFS (nfs_pair),
 # then the torture campaigns with a few rounds each on a fresh store of
-# their own, then the host-side tests of /init and boot.sh, then the
+# their own, then one QEMU-kill round (tests/powerkill.sh: a guest
+# killed in the middle of an operation, and one booted on its disk),
+# then the host-side tests of /init and boot.sh, then the
 # harness's own self-tests), streams the results as TAP, scans every
 # console log for kernel reports, runs e2fsck -fn on the stores, and ends
 # with "N passed, N failed".  The exit status is non-zero when anything
@@ -48,6 +50,7 @@ reports="$reports|suspicious RCU usage|unreferenced object|soft lockup"
 reports="$reports|hard LOCKUP|INFO: task .* blocked|Call Trace:"
 
 . "$top/tests/result.sh"
+. "$top/tests/powerkill.sh"
 
 new_store() {
 	rm -f "$1"
@@ -374,7 +377,7 @@ run_id=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 default=
 if [ -z "$suites" ]; then
 	default=1
-	suites="boot1 boot2 nfs-b torture"
+	suites="boot1 boot2 nfs-b torture powerkill"
 fi
 case " ${genv[*]} " in
 *" SEED="*) ;;
@@ -389,7 +392,8 @@ run_suites= run_host= run_harness=
 for suite in $suites; do
 	# grep reads it all: -q would stop early, and pipefail see SIGPIPE.
 	if { suite_tests "$suite"
-	     [ "$suite" != nfs-b ] || suite_tests nfs-crash; } |
+	     [ "$suite" != nfs-b ] || suite_tests nfs-crash
+	     [ "$suite" != powerkill ] || suite_tests powerkill-after; } |
 		grep -F -- "$pattern" > /dev/null; then
 		run_suites="$run_suites $suite"
 	fi
@@ -413,6 +417,7 @@ new_store "$out/store-torture.img"
 for suite in $run_suites; do
 	case $suite in
 	nfs-b) nfs_pair ;;
+	powerkill) powerkill_rounds ;;
 	torture)
 		echo "# torture:$(printf ' %s' "${genv[@]}" | sed 's/ -e / /g')" \
 			"(make check T=torture SEED=N replays a run)"
