@@ -131,7 +131,10 @@ if [ "$rc" = 124 ]; then
 	echo "boot.sh: the guest did not finish within ${timeout}s" >&2
 	exit 124
 fi
-status=$(grep -a '^mvfs-exit-status=' "$log" | tail -1 | cut -d= -f2)
+# No status line (a panic, a killed QEMU) is no match for grep: under
+# pipefail and -e that would end the script with status 1, silently.
+status=$(grep -a '^mvfs-exit-status=' "$log" | tail -1 | cut -d= -f2) ||
+	status=
 if [ -z "$status" ]; then
 	echo "boot.sh: the guest ended without finishing" \
 	     "(kernel panic or crash?), see the console log" >&2

@@ -9,7 +9,9 @@
 # Boots the guest once per suite (default: boot1, then boot2 on the same
 # fresh store image, then two guests sharing a store over NFS (nfs_pair),
 # then the torture campaigns with a few rounds each on a fresh store of
-# their own, then the host-side tests of /init and boot.sh, then the
+# their own, then one QEMU-kill round (tests/powerkill.sh: a guest
+# killed in the middle of an operation, and one booted on its disk),
+# then the host-side tests of /init and boot.sh, then the
 # harness's own self-tests), streams the results as TAP, scans every
 # console log for kernel reports, runs e2fsck -fn on the stores, and ends
 # with "N passed, N failed".  The exit status is non-zero when anything
@@ -49,6 +51,7 @@ reports="$reports|suspicious RCU usage|unreferenced object|soft lockup"
 reports="$reports|hard LOCKUP|INFO: task .* blocked|Call Trace:"
 
 . "$top/tests/result.sh"
+. "$top/tests/powerkill.sh"
 
 new_store() {
 	rm -f "$1"
@@ -282,6 +285,34 @@ host_e2fsck_refuse() {
 	result $? "host/e2fsck-refuse: no kernel report in the console"
 }
 
+# host/e2fsck-nameless: a store disk with an inode that no entry names,
+# as a power cut can leave on ext2: e2fsck -p stops there, /init says so
+# and runs e2fsck -fy, which links it into lost+found, and the boot goes
+# on.
+host_e2fsck_nameless() {
+	local img=$out/host-e2fsck-nameless.img log=$out/console-host-e2fsck-nameless.log rc
+	echo "# host/e2fsck-nameless: a store disk with an unattached inode (console: $log)"
+	# debugfs's unlink removes the entry and leaves the inode as it is.
+	fsck_store "$img" 'unlink f1'
+	e2fsck -fn "$img" > "$img.before" 2>&1
+	[ $? -ge 4 ] && grep -q '^Unattached inode' "$img.before"
+	result $? "host/e2fsck-nameless: the disk has an unattached inode before the boot"
+	rc=$(guest_cmd "$img" "$log" 'cat /tmp/e2fsck.status
+for f in /var/lib/mvfs/lost+found/*; do echo "mvfs-found=$(stat -c %s "$f")"; done
+echo "mvfs-f2=$(stat -c %s /var/lib/mvfs/f2)"')
+	result "$rc" "host/e2fsck-nameless: the guest boots and runs the command (status $rc)"
+	grep -q '^mvfs-init: e2fsck -p stopped at an inode without a name (status 4)' "$log" &&
+		grep -q '^mvfs-init: e2fsck -fy fixed the store disk (status 1)' "$log"
+	result $? "host/e2fsck-nameless: /init says that e2fsck -p stopped there and e2fsck -fy fixed it"
+	grep -qx "mvfs-found=$(stat -c %s "$top/README.md")" "$log" &&
+		grep -qx "mvfs-f2=$(stat -c %s "$top/Makefile")" "$log"
+	result $? "host/e2fsck-nameless: the file is in lost+found, the other in place"
+	e2fsck -fn "$img" > "$img.e2fsck" 2>&1
+	result $? "host/e2fsck-nameless: the disk passes e2fsck -fn after the boot"
+	scan "$log"
+	result $? "host/e2fsck-nameless: no kernel report in the console"
+}
+
 # share_tree DIR: a folder with what a listing can miss: dot-files, odd
 # names, every file type a folder can share, modes, owners, empty ones.
 share_tree() {
@@ -351,14 +382,15 @@ run_id=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 default=
 if [ -z "$suites" ]; then
 	default=1
-	suites="boot1 boot2 nfs-b torture"
+	suites="boot1 boot2 nfs-b torture powerkill"
 fi
 case " ${genv[*]} " in
 *" SEED="*) ;;
 *) genv+=(-e "SEED=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')") ;;
 esac
 host_tests=
-[ -z "$default" ] || host_tests="host/e2fsck-repair host/e2fsck-refuse host/share-9p"
+[ -z "$default" ] ||
+	host_tests="host/e2fsck-repair host/e2fsck-refuse host/e2fsck-nameless host/share-9p"
 
 # T='A|B' selects what contains A or B: one alternative a line, for grep.
 patterns=${pattern//|/$'\n'}
@@ -368,7 +400,8 @@ run_suites= run_host= run_harness=
 for suite in $suites; do
 	# grep reads it all: -q would stop early, and pipefail see SIGPIPE.
 	if { suite_tests "$suite"
-	     [ "$suite" != nfs-b ] || suite_tests nfs-crash; } |
+	     [ "$suite" != nfs-b ] || suite_tests nfs-crash
+	     [ "$suite" != powerkill ] || suite_tests powerkill-after; } |
 		grep -F -- "$patterns" > /dev/null; then
 		run_suites="$run_suites $suite"
 	fi
@@ -392,6 +425,7 @@ new_store "$out/store-torture.img"
 for suite in $run_suites; do
 	case $suite in
 	nfs-b) nfs_pair ;;
+	powerkill) powerkill_rounds ;;
 	torture)
 		echo "# torture:$(printf ' %s' "${genv[@]}" | sed 's/ -e / /g')" \
 			"(make check T=torture SEED=N replays a run)"
@@ -411,6 +445,7 @@ for t in $run_host; do
 	case $t in
 	host/e2fsck-repair) host_e2fsck_repair ;;
 	host/e2fsck-refuse) host_e2fsck_refuse ;;
+	host/e2fsck-nameless) host_e2fsck_nameless ;;
 	host/share-9p) host_share ;;
 	esac
 done

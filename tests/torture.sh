@@ -11,9 +11,12 @@
 # on a fresh store (through tests/check.sh -s torture, so that each boot
 # is judged as make check judges one: every test reported, the guest
 # finished, no kernel report, e2fsck -fn clean afterwards).  Then, unless
-# PATTERN excludes "broken-fsync", the proof that the power-cut campaign
-# can fail: BROKEN_INITRAMFS holds tools built without the syncfs before
-# a revision's commit, and the campaign must report lost revisions there.
+# PATTERN excludes "powerkill", the QEMU-kill rounds (check.sh -s
+# powerkill, tests/powerkill.sh: two boots a round, the first killed by
+# the host; 10 rounds).  Then, unless PATTERN excludes "broken-fsync",
+# the proof that the power-cut campaign can fail: BROKEN_INITRAMFS holds
+# tools built without the syncfs before a revision's commit, and the
+# campaign must report lost revisions there.
 #
 # The seed (-e SEED=N, else a random one) is printed first: the same seed
 # replays the same cuts, mutations and orders.  -e ROUNDS=N gives every
@@ -22,7 +25,7 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-timeout=14400 pattern= genv=() seed= broken=
+timeout=14400 pattern= genv=() seed= broken= rounds=
 while getopts k:i:I:o:T:t:e: opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
@@ -33,6 +36,8 @@ while getopts k:i:I:o:T:t:e: opt; do
 	t) pattern=$OPTARG ;;
 	e) case $OPTARG in
 	   SEED=*) seed=${OPTARG#SEED=} ;;
+	   ROUNDS=*) rounds=${OPTARG#ROUNDS=}
+		genv+=(-e "$OPTARG") ;;
 	   *) genv+=(-e "$OPTARG") ;;
 	   esac ;;
 	*) exit 2 ;;
@@ -44,12 +49,14 @@ done
 
 # campaign NAME OUT INITRD ENV...: one boot of check.sh on campaign NAME;
 # its TAP renumbered after ours, its counts left in OUT.counts, its whole
-# output kept in OUT.log.
+# output kept in OUT.log.  ENV may begin with check.sh's -s SUITES (the
+# torture suite, else).
 campaign() {
-	local name=$1 dir=$2 ird=$3
+	local name=$1 dir=$2 ird=$3 sel=(-s torture -t "torture/$1")
 	shift 3
+	[ "${1:-}" != -s ] || { sel=(-s "$2"); shift 2; }
 	"$top/tests/check.sh" -k "$kernel" -i "$ird" -o "$dir" -T "$timeout" \
-		-s torture -t "torture/$name" -e "SEED=$seed" "$@" 2>&1 |
+		"${sel[@]}" -e "SEED=$seed" "$@" 2>&1 |
 		tee "$dir.log" | awk -W interactive -v start="$n" -v counts="$dir.counts" '
 		/^(not )?ok [0-9]+ / {
 			good = ($1 == "ok")
@@ -86,6 +93,23 @@ for c in "$top"/tests/torture/*; do
 	add_counts "$out/$name.counts"
 	echo "# campaign $name took $(($(date +%s) - t0))s"
 done
+
+# The QEMU-kill rounds: two boots each, orchestrated by check.sh.
+case powerkill in *"$pattern"*)
+	ran=1
+	t0=$(date +%s)
+	echo "# campaign powerkill (output: $out/powerkill.log)"
+	if [ -n "$rounds" ]; then
+		campaign powerkill "$out/powerkill" "$initrd" -s powerkill \
+			-e TORTURE=full "${genv[@]}"
+	else
+		campaign powerkill "$out/powerkill" "$initrd" -s powerkill \
+			-e TORTURE=full -e ROUNDS=10 "${genv[@]}"
+	fi
+	add_counts "$out/powerkill.counts"
+	echo "# campaign powerkill took $(($(date +%s) - t0))s"
+	;;
+esac
 
 # The proof that a power cut is caught: the broken tools lose revisions
 # that they reported committed, and the campaign must say so.
