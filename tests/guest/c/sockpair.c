@@ -22,14 +22,14 @@ static int fail(const char *what)
 	return 1;
 }
 
-static int child(const struct sockaddr_un *sa)
+static int client(const struct sockaddr_un *sa)
 {
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 
 	if (fd < 0 || connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) ||
 	    write(fd, msg, sizeof(msg) - 1) != sizeof(msg) - 1)
-		return fail("child: socket, connect or write");
-	return close(fd) ? fail("child: close") : 0;
+		return fail("connecting side: socket, connect or write");
+	return close(fd) ? fail("connecting side: close") : 0;
 }
 
 int main(int argc, char **argv)
@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 	if (pid < 0)
 		return fail("fork");
 	if (pid == 0)
-		_exit(child(&sa));
+		_exit(client(&sa));
 	conn = accept(fd, NULL, NULL);
 	if (conn < 0)
 		return fail("accept");
