@@ -280,6 +280,16 @@ static inline int mvfs_tag_valid(const char *name, unsigned long len)
 	return 1;
 }
 
+/*
+ * Does [off, off + len) lie within [0, end)?  For offsets and lengths
+ * read from a store, which no reader may trust: written so that no sum
+ * can wrap.
+ */
+static inline int mvfs_range_ok(__u64 off, __u64 len, __u64 end)
+{
+	return off <= end && len <= end - off;
+}
+
 /* An entry name: 1..255 bytes, no '/' or NUL, not "." or "..". */
 static inline int mvfs_entry_name_ok(const char *name, unsigned long len)
 {

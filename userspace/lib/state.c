@@ -130,17 +130,17 @@ int mvfs_state_check_revs(struct mvfs_store *s)
 {
 	struct mvfs_entry_info root;
 	const struct mvfs_rev_disk *r;
-	__u64 msg_end;
 	__u32 i;
 
 	for (i = 0; i < s->nrevs; i++) {
 		r = &s->revs[i].r;
 		mvfs_entry_decode(&r->root, &root);
-		msg_end = le64toh(r->msg_off) + le32toh(r->msg_len);
 		if (!S_ISDIR(root.mode) ||
 		    root.ref < sizeof(struct mvfs_pack_hdr) ||
-		    root.ref + sizeof(struct mvfs_tree_hdr) > s->pack_len ||
-		    msg_end > s->pack_len || !mvfs_rev_links_ok(s, i))
+		    !mvfs_range_ok(root.ref, sizeof(struct mvfs_tree_hdr),
+				   s->pack_len) ||
+		    !mvfs_range_ok(le64toh(r->msg_off), le32toh(r->msg_len),
+				   s->pack_len) || !mvfs_rev_links_ok(s, i))
 			return mvfs_corrupt(s, "revision", i + 1);
 	}
 	return 0;

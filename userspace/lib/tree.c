@@ -10,6 +10,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -170,7 +171,7 @@ static int mvfs_tree_read(struct mvfs_store *s,
 	if (*tree || err)
 		return err;
 	if (dir->ref < sizeof(struct mvfs_pack_hdr) ||
-	    dir->ref + sizeof(h) > s->pack_len)
+	    !mvfs_range_ok(dir->ref, sizeof(h), s->pack_len))
 		return mvfs_corrupt(s, "tree", dir->ref);
 	err = mvfs_pack_read(s, &h, sizeof(h), dir->ref);
 	if (err)
@@ -178,7 +179,8 @@ static int mvfs_tree_read(struct mvfs_store *s,
 	len = sizeof(h) + (__u64)le32toh(h.count) *
 	      sizeof(struct mvfs_entry_disk) + le32toh(h.names_len);
 	if (le32toh(h.magic) != MVFS_TREE_MAGIC ||
-	    le32toh(h.count) != dir->size || dir->ref + len > s->pack_len)
+	    le32toh(h.count) != dir->size ||
+	    !mvfs_range_ok(dir->ref, len, s->pack_len))
 		return mvfs_corrupt(s, "tree", dir->ref);
 	buf = malloc(len);
 	if (!buf)
@@ -191,6 +193,15 @@ static int mvfs_tree_read(struct mvfs_store *s,
 	mvfs_tree_keep(s, dir->ref, buf, len);
 	*tree = buf;
 	return 0;
+}
+
+/*
+ * FORMAT.md: what a tree refers to lies below it in the pack, so that no
+ * chain of directories can loop.  Is E, an entry of the tree at TREE, so?
+ */
+static bool mvfs_child_ref_ok(const struct mvfs_entry_info *e, __u64 tree)
+{
+	return !(S_ISDIR(e->mode) || S_ISLNK(e->mode)) || e->ref < tree;
 }
 
 /* The name of entry D of TREE, of *LEN bytes; NULL if out of range. */
@@ -215,6 +226,7 @@ static int mvfs_tree_lookup(struct mvfs_store *s, struct mvfs_entry_info *dir,
 	const struct mvfs_entry_disk *d;
 	__u32 lo = 0, hi = dir->size, mid;
 	const char *tree, *nm;
+	__u64 tref;
 	size_t nl;
 	int err, c;
 
@@ -231,8 +243,10 @@ static int mvfs_tree_lookup(struct mvfs_store *s, struct mvfs_entry_info *dir,
 			return mvfs_corrupt(s, "tree", dir->ref);
 		c = mvfs_name_cmp_len(nm, nl, name);
 		if (!c) {
+			tref = dir->ref;
 			mvfs_entry_decode(&d[mid], dir);
-			return 0;
+			return mvfs_child_ref_ok(dir, tref) ? 0 :
+			       mvfs_corrupt(s, "tree", tref);
 		}
 		if (c < 0)
 			lo = mid + 1;
@@ -352,6 +366,10 @@ int mvfs_store_list(struct mvfs_store *s, const struct mvfs_entry_info *dir,
 			break;
 		}
 		mvfs_entry_decode(&d[i], &(*ents)[i]);
+		if (!mvfs_child_ref_ok(&(*ents)[i], dir->ref)) {
+			err = mvfs_corrupt(s, "tree", dir->ref);
+			break;
+		}
 		(*ents)[i].name = strndup(name, nl);
 		if (!(*ents)[i].name)
 			err = mvfs_err(-ENOMEM, "out of memory");
