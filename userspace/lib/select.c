@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * select.c: the tree as a view's config spec selects it, for the tools:
- * which rule and revision select an element path, what the view shows
- * there, and a directory's entries (the union of the trees of the rules
- * that select its children, each name from its own rule's revision), as
- * the module shows them (mvfs/select.c).
+ * which rule and revision select an element path, and what the view
+ * shows there, as the module shows it (mvfs/select.c).
  */
 #include <endian.h>
 #include <stdbool.h>
@@ -139,110 +137,4 @@ int mvfs_sel_lookup(const struct mvfs_sel *sel, const char *path,
 		return -ENOENT;
 	err = mvfs_store_lookup(sel->s, rev, path, e);
 	return err == -ENOTDIR ? -ENOENT : err;
-}
-
-static int mvfs_sel_name_cmp(const void *a, const void *b)
-{
-	const struct mvfs_entry_info *x = a, *y = b;
-
-	return strcmp(x->name, y->name);
-}
-
-/* Add to *ENTS the entries of DIR in REV that REV selects. */
-static int mvfs_sel_add(const struct mvfs_sel *sel, const char *dir,
-			__u64 rev, struct mvfs_entry_info **ents, __u64 *n)
-{
-	struct mvfs_entry_info d, *v = NULL, *nv;
-	__u64 count = 0, i;
-	char *child;
-	int err;
-
-	err = mvfs_store_lookup(sel->s, rev, dir, &d);
-	if (err == -ENOENT || err == -ENOTDIR || (!err && !S_ISDIR(d.mode)))
-		return 0;
-	if (!err)
-		err = mvfs_store_list(sel->s, &d, &v);
-	count = err ? 0 : d.size;
-	nv = err ? NULL : realloc(*ents, (*n + count + 1) * sizeof(*nv));
-	if (!err && !nv)
-		err = mvfs_err(-ENOMEM, "out of memory");
-	for (i = 0; !err && i < count; i++) {
-		*ents = nv;
-		child = malloc(strlen(dir) + strlen(v[i].name) + 2);
-		if (!child) {
-			err = mvfs_err(-ENOMEM, "out of memory");
-			break;
-		}
-		strcpy(child, dir);
-		strcat(strcat(child, *dir ? "/" : ""), v[i].name);
-		if (mvfs_sel_rev(sel, child) == rev) {
-			nv[(*n)++] = v[i];
-			v[i].name = NULL;
-		}
-		free(child);
-	}
-	if (nv)
-		*ents = nv;
-	mvfs_store_list_free(v, count);
-	return err;
-}
-
-/* The rule that selects every path, if the first that applies does. */
-static int mvfs_sel_all(const struct mvfs_sel *sel)
-{
-	const struct mvfs_rule *r;
-	__u32 i;
-
-	for (i = 0; i < sel->n && !sel->rev[i]; i++)
-		;
-	if (i == sel->n)
-		return -1;
-	r = &sel->r[i];
-	if ((r->pat_len == 1 && sel->cs[r->pat] == '*') ||
-	    mvfs_is_dots(sel->cs + r->pat, r->pat_len))
-		return i;
-	return -1;
-}
-
-/**
- * mvfs_sel_list - the entries the view shows in directory @dir
- * @sel: the selection
- * @dir: an element path
- * @ents: set to the entries, sorted by name; mvfs_store_list_free() them
- * @n: set to their number
- *
- * Return: 0 or -errno.
- */
-int mvfs_sel_list(const struct mvfs_sel *sel, const char *dir,
-		  struct mvfs_entry_info **ents, __u64 *n)
-{
-	struct mvfs_entry_info d;
-	__u32 i, j;
-	int err = 0;
-
-	*ents = NULL;
-	*n = 0;
-	i = mvfs_sel_all(sel);
-	if ((int)i >= 0) {	/* one tree, as with a one-rule spec */
-		err = mvfs_store_find(sel->s, sel->rev[i], dir, &d);
-		if (err <= 0 || !S_ISDIR(d.mode))
-			return err < 0 ? err : 0;
-		err = mvfs_store_list(sel->s, &d, ents);
-		*n = err ? 0 : d.size;
-		return err;
-	}
-	for (i = 0; !err && i < sel->n; i++) {
-		for (j = 0; j < i && sel->rev[j] != sel->rev[i]; j++)
-			;
-		if (sel->rev[i] && j == i)
-			err = mvfs_sel_add(sel, dir, sel->rev[i], ents, n);
-	}
-	if (err) {
-		mvfs_store_list_free(*ents, *n);
-		*ents = NULL;
-		*n = 0;
-	} else if (*n) {
-		qsort(*ents, *n, sizeof(**ents), mvfs_sel_name_cmp);
-	}
-	return err;
 }

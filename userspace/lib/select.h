@@ -28,7 +28,5 @@ int mvfs_sel_rule(const struct mvfs_sel *sel, const char *path);
 __u64 mvfs_sel_rev(const struct mvfs_sel *sel, const char *path);
 int mvfs_sel_lookup(const struct mvfs_sel *sel, const char *path,
 		    struct mvfs_entry_info *e);
-int mvfs_sel_list(const struct mvfs_sel *sel, const char *dir,
-		  struct mvfs_entry_info **ents, __u64 *n);
 
 #endif /* MVFS_SELECT_H */
