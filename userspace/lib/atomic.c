@@ -100,7 +100,7 @@ ssize_t mvfs_pread_upto(int fd, void *buf, size_t len, __u64 off)
  *
  * Follows no symlink in the last component and does not block: a FIFO
  * planted in a store file's place would block open() and read() for
- * ever.  Anything but a regular file is refused, as the module refuses
+ * ever.  Only the break of a lease on a regular file is waited for.  Anything but a regular file is refused, as the module refuses
  * it, so that a corrupt or hostile store gives an error, never a hang.
  *
  * Return: the descriptor, or -errno (no message): -ELOOP for a symlink,
@@ -112,6 +112,14 @@ int mvfs_open_file(int dfd, const char *name, int flags)
 	int fd;
 
 	fd = openat(dfd, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	/*
+	 * EWOULDBLOCK: a regular file under a lease that this open breaks,
+	 * as nfsd's delegations to the clients of a store on NFS are; only
+	 * a regular file is opened again, this time waiting for the break.
+	 */
+	if (fd < 0 && errno == EWOULDBLOCK &&
+	    !fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode))
+		fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
