@@ -100,8 +100,9 @@ ssize_t mvfs_pread_upto(int fd, void *buf, size_t len, __u64 off)
  *
  * Follows no symlink in the last component and does not block: a FIFO
  * planted in a store file's place would block open() and read() for
- * ever.  Only the break of a lease on a regular file is waited for.  Anything but a regular file is refused, as the module refuses
- * it, so that a corrupt or hostile store gives an error, never a hang.
+ * ever.  Only the break of a lease on a regular file is waited for.
+ * Anything but a regular file is refused, as the module refuses it, so
+ * that a corrupt or hostile store gives an error, never a hang.
  *
  * Return: the descriptor, or -errno (no message): -ELOOP for a symlink,
  * -EIO for a FIFO, device, socket or directory.
