@@ -269,8 +269,8 @@ static void mvfs_copy_sync(struct mvfs_sb_info *sbi)
 	err = sync_filesystem(sb);
 	up_read(&sb->s_umount);
 	if (err)
-		pr_warn_ratelimited("store %s: sync after a copy-up: %d\n",
-				    sbi->store_name, err);
+		if (mvfs_log_ok(sbi))
+			pr_warn("store %s: sync after a copy-up: %d\n", sbi->store_name, err);
 }
 
 /* Copy DENTRY up; its parent already has its private entry. */

@@ -24,6 +24,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/path.h>
+#include <linux/ratelimit.h>
 #include <linux/rcupdate.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
@@ -200,6 +201,7 @@ struct mvfs_sb_info {
 	u64			pack_len;	/* committed; grows only */
 	u64			next_object;	/* committed; grows only */
 	char			*store_name;	/* for messages */
+	struct ratelimit_state	log_rs;		/* mvfs_store_log() */
 	struct mutex		reg_lock;	/* protects view registration */
 	spinlock_t		files_lock;	/* protects files */
 	struct list_head	files;		/* struct mvfs_file, open */
@@ -279,6 +281,17 @@ struct mvfs_dirlist {
 };
 
 /* store.c */
+/*
+ * Whether a line about the store of SBI may be logged now.  A user can
+ * trigger these lines, so they are rate-limited, per mount rather than per
+ * call site: a store mounted anew is heard at once, even when another
+ * store (or this one, a moment ago) used up a call site's budget.
+ */
+static inline bool mvfs_log_ok(struct mvfs_sb_info *sbi)
+{
+	return __ratelimit(&sbi->log_rs);
+}
+
 typedef bool (*mvfs_actor_t)(void *priv, const struct mvfs_entry *e,
 			     u32 index);
 int mvfs_store_open(struct mvfs_sb_info *sbi, const char *dir);

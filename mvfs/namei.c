@@ -325,9 +325,9 @@ static int mvfs_remove(struct inode *dir, struct dentry *udir,
 	/* Kept in work/ (and logged) if it cannot move back. */
 	if (err && moved &&
 	    mvfs_priv_move(sbi, work, &x.q, udir, name, want, false))
-		pr_err_ratelimited("store %s: %pd/%.*s is left in work/ as %s\n",
-				   sbi->store_name, udir, name->len, name->name,
-				   x.buf);
+		if (mvfs_log_ok(sbi))
+			pr_err("store %s: %pd/%.*s is left in work/ as %s\n",
+			       sbi->store_name, udir, name->len, name->name, x.buf);
 	if (err)
 		moved = false;
 	if (err && lower)

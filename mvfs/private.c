@@ -143,8 +143,8 @@ int mvfs_origin_get(struct mvfs_sb_info *sbi, struct dentry *d,
 	}
 	goto out_free;
 out_bad:
-	pr_err_ratelimited("store %s: bad %s on %pd\n", sbi->store_name,
-			   MVFS_XATTR_ORIGIN, d);
+	if (mvfs_log_ok(sbi))
+		pr_err("store %s: bad %s on %pd\n", sbi->store_name, MVFS_XATTR_ORIGIN, d);
 	err = -EIO;
 out_free:
 	kfree(od);

@@ -164,8 +164,9 @@ void mvfs_work_drop(struct mvfs_sb_info *sbi, struct dentry *work,
 	}
 out:
 	if (err)
-		pr_warn_ratelimited("store %s: %s left in a work directory: %d\n",
-				    sbi->store_name, w->buf, err);
+		if (mvfs_log_ok(sbi))
+			pr_warn("store %s: %s left in a work directory: %d\n",
+				sbi->store_name, w->buf, err);
 	if (!IS_ERR(d))
 		dput(d);
 }

@@ -40,8 +40,9 @@ static struct inode *mvfs_upper_of(struct dentry *d)
 static void mvfs_undo_failed(struct mvfs_sb_info *sbi, struct dentry *d,
 			     const struct mvfs_wname *x)
 {
-	pr_err_ratelimited("store %s: rename of %pd2 not undone: %s is left in work/\n",
-			   sbi->store_name, d, x ? x->buf : "nothing");
+	if (mvfs_log_ok(sbi))
+		pr_err("store %s: rename of %pd2 not undone: %s is left in work/\n",
+		       sbi->store_name, d, x ? x->buf : "nothing");
 }
 
 /* Prepare a rename: the copies it needs and the target's emptiness. */

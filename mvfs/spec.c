@@ -121,8 +121,9 @@ static struct mvfs_spec *mvfs_spec_parse(struct mvfs_sb_info *sbi,
 	else
 		ret = mvfs_spec_count(cs, &n, &line, &why);
 	if (ret < 0) {
-		pr_err_ratelimited("store %s: view %s: config spec line %u: %s; the view selects nothing\n",
-				   sbi->store_name, tag, line, why);
+		if (mvfs_log_ok(sbi))
+			pr_err("store %s: view %s: config spec line %u: %s; the view selects nothing\n",
+			       sbi->store_name, tag, line, why);
 		spec = mvfs_spec_alloc(cs, 0);
 		if (spec)
 			spec->bad = true;

@@ -114,8 +114,8 @@ int mvfs_read_at(struct file *file, void *buf, size_t len, u64 pos)
 /* A record of the pack breaks a rule: -EIO, and one line logged. */
 int mvfs_corrupt(struct mvfs_sb_info *sbi, const char *what, u64 off)
 {
-	pr_err_ratelimited("store %s: corrupt %s at %llu\n",
-			   sbi->store_name, what, off);
+	if (mvfs_log_ok(sbi))
+		pr_err("store %s: corrupt %s at %llu\n", sbi->store_name, what, off);
 	return -EIO;
 }
 
@@ -263,8 +263,9 @@ struct file *mvfs_store_object(struct mvfs_sb_info *sbi,
 	if (PTR_ERR(file) == -ENOMEM)
 		return file;
 	if (IS_ERR(file)) {
-		pr_err_ratelimited("store %s: object %s missing (%ld)\n",
-				   sbi->store_name, name, PTR_ERR(file));
+		if (mvfs_log_ok(sbi))
+			pr_err("store %s: object %s missing (%ld)\n",
+			       sbi->store_name, name, PTR_ERR(file));
 		return ERR_PTR(-EIO);
 	}
 	if (!S_ISREG(file_inode(file)->i_mode) ||

@@ -484,8 +484,9 @@ int mvfs_resolve(struct mvfs_sb_info *sbi, u64 rev, const char *path,
 
 	cond_resched();
 	if (mvfs_path_depth(path) > MVFS_DEPTH_MAX) {
-		pr_err_ratelimited("store %s: a path deeper than %u components\n",
-				   sbi->store_name, MVFS_DEPTH_MAX);
+		if (mvfs_log_ok(sbi))
+			pr_err("store %s: a path deeper than %u components\n",
+			       sbi->store_name, MVFS_DEPTH_MAX);
 		return -ELOOP;
 	}
 	down_read(&sbi->state_lock);
