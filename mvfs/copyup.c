@@ -268,9 +268,8 @@ static void mvfs_copy_sync(struct mvfs_sb_info *sbi)
 	down_read(&sb->s_umount);
 	err = sync_filesystem(sb);
 	up_read(&sb->s_umount);
-	if (err)
-		if (mvfs_log_ok(sbi))
-			pr_warn("store %s: sync after a copy-up: %d\n", sbi->store_name, err);
+	if (err && mvfs_log_ok(sbi))
+		pr_warn("store %s: sync after a copy-up: %d\n", sbi->store_name, err);
 }
 
 /* Copy DENTRY up; its parent already has its private entry. */

@@ -324,10 +324,10 @@ static int mvfs_remove(struct inode *dir, struct dentry *udir,
 		err = mvfs_priv_move(sbi, work, &wh.q, udir, name, NULL, !isdir);
 	/* Kept in work/ (and logged) if it cannot move back. */
 	if (err && moved &&
-	    mvfs_priv_move(sbi, work, &x.q, udir, name, want, false))
-		if (mvfs_log_ok(sbi))
-			pr_err("store %s: %pd/%.*s is left in work/ as %s\n",
-			       sbi->store_name, udir, name->len, name->name, x.buf);
+	    mvfs_priv_move(sbi, work, &x.q, udir, name, want, false) &&
+	    mvfs_log_ok(sbi))
+		pr_err("store %s: %pd/%.*s is left in work/ as %s\n",
+		       sbi->store_name, udir, name->len, name->name, x.buf);
 	if (err)
 		moved = false;
 	if (err && lower)

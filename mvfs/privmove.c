@@ -163,10 +163,9 @@ void mvfs_work_drop(struct mvfs_sb_info *sbi, struct dentry *work,
 		inode_unlock(d_inode(work));
 	}
 out:
-	if (err)
-		if (mvfs_log_ok(sbi))
-			pr_warn("store %s: %s left in a work directory: %d\n",
-				sbi->store_name, w->buf, err);
+	if (err && mvfs_log_ok(sbi))
+		pr_warn("store %s: %s left in a work directory: %d\n",
+			sbi->store_name, w->buf, err);
 	if (!IS_ERR(d))
 		dput(d);
 }
