@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fsck_files.c: the files of a store besides the state: the pack's header
- * and length, the index's length (and, with --full, its hashes), and
+ * and length, the index's length (and, with --full, its hashes: of
+ * objects, trees, symlink targets and config specs), and
  * objects/: every object a revision refers to and nothing else, no
  * temporary file, no object at or past next_object.
  */
@@ -115,6 +116,21 @@ static int mvfs_fsck_hash(struct mvfs_fsck *f, __u64 n, __u64 off,
 	return err;
 }
 
+/* The length of a view's config spec at pack offset OFF (format 3). */
+static bool mvfs_fsck_spec_at(const struct mvfs_store *s, __u64 off,
+			      __u64 *len)
+{
+	__u32 i;
+
+	for (i = 0; s->format >= 3 && i < s->nviews; i++) {
+		if (le64toh(s->views[i].cs_off) == off) {
+			*len = le32toh(s->views[i].cs_len);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* --full: does index record R hold the hash of what it names? */
 static void mvfs_fsck_index_rec(struct mvfs_fsck *f, __u64 i,
 				const struct mvfs_index_rec *r)
@@ -134,7 +150,8 @@ static void mvfs_fsck_index_rec(struct mvfs_fsck *f, __u64 i,
 		return;
 	}
 	if (!mvfs_map_get(&f->trees, off, &len) &&
-	    !mvfs_map_get(&f->links, off, &len))
+	    !mvfs_map_get(&f->links, off, &len) &&
+	    !mvfs_fsck_spec_at(f->s, off, &len))
 		return;		/* a record may name other bytes */
 	if (mvfs_fsck_hash(f, 0, off, len, &hash) || hash != le64toh(r->hash))
 		mvfs_fsck_problem(f, "%s at %llu: %s (index record %llu)",
