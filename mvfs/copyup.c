@@ -13,11 +13,15 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/completion.h>
 #include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
+#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/sizes.h>
 #include <linux/splice.h>
@@ -45,12 +49,71 @@ struct dentry *mvfs_view_top(struct dentry *dentry)
 	return d;
 }
 
+/*
+ * A large copy is written to the store's disk as it is made: every
+ * MVFS_CU_STREAM bytes the writeback of what was copied is started, and a
+ * cache flush of the disk is sent without waiting for it (one at a time),
+ * so that the disk stores the copy while the rest is read, and the
+ * fsync at the end finds all but the last part there.  The fsync makes
+ * the copy durable, as without them: they change only when the disk
+ * works.  A store on NFS has no block device of its own: writeback only.
+ */
+#define MVFS_CU_STREAM	SZ_16M
+
+struct mvfs_cu_stream {
+	struct block_device	*bdev;	/* the store's disk, or NULL */
+	struct bio		bio;	/* the flush in flight */
+	struct completion	done;
+	bool			busy;	/* bio submitted, not yet waited for */
+	loff_t			start;	/* copied, writeback not yet started */
+};
+
+static void mvfs_cu_flush_end(struct bio *bio)
+{
+	complete(bio->bi_private);
+}
+
+/* Wait for the flush in flight, if any; WAIT false: only if it is done. */
+static bool mvfs_cu_flush_wait(struct mvfs_cu_stream *s, bool wait)
+{
+	if (!s->busy)
+		return true;
+	if (wait)
+		wait_for_completion(&s->done);
+	else if (!try_wait_for_completion(&s->done))
+		return false;
+	bio_uninit(&s->bio);
+	s->busy = false;
+	return true;
+}
+
+/* Bytes up to POS are in TO's page cache: start writing them out. */
+static void mvfs_cu_stream(struct mvfs_cu_stream *s, struct file *to,
+			   loff_t pos)
+{
+	if (pos - s->start < MVFS_CU_STREAM)
+		return;
+	filemap_fdatawrite_range(to->f_mapping, s->start, pos - 1);
+	s->start = pos;
+	if (!s->bdev || !mvfs_cu_flush_wait(s, false))
+		return;
+	bio_init(&s->bio, s->bdev, NULL, 0, REQ_OP_WRITE | REQ_PREFLUSH);
+	s->bio.bi_end_io = mvfs_cu_flush_end;
+	s->bio.bi_private = &s->done;
+	reinit_completion(&s->done);
+	s->busy = true;
+	submit_bio(&s->bio);
+}
+
 /* Copy SIZE bytes of the element's object into the open file TO. */
 static int mvfs_copy_data(struct mvfs_sb_info *sbi, struct inode *inode,
 			  struct file *to)
 {
 	struct mvfs_entry e = { .mode = inode->i_mode };
 	loff_t in = 0, out = 0, size = i_size_read(inode);
+	struct mvfs_cu_stream s = {
+		.bdev = file_inode(to)->i_sb->s_bdev,
+	};
 	struct file *from;
 	long n;
 	int err = 0;
@@ -62,6 +125,7 @@ static int mvfs_copy_data(struct mvfs_sb_info *sbi, struct inode *inode,
 	from = mvfs_store_object(sbi, &e);
 	if (IS_ERR(from))
 		return PTR_ERR(from);
+	init_completion(&s.done);
 	while (in < size) {
 		n = do_splice_direct(from, &in, to, &out,
 				     min_t(loff_t, size - in, SZ_1M), 0);
@@ -73,7 +137,9 @@ static int mvfs_copy_data(struct mvfs_sb_info *sbi, struct inode *inode,
 			err = -EINTR;
 			break;
 		}
+		mvfs_cu_stream(&s, to, out);
 	}
+	mvfs_cu_flush_wait(&s, true);
 	fput(from);
 	if (!err)
 		err = vfs_fsync(to, 0);
