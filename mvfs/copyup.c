@@ -334,7 +334,7 @@ static void mvfs_copy_sync(struct mvfs_sb_info *sbi)
 	down_read(&sb->s_umount);
 	err = sync_filesystem(sb);
 	up_read(&sb->s_umount);
-	if (err && mvfs_log_ok(sbi))
+	if (err && mvfs_log_fail_ok(sbi))
 		pr_warn("store %s: sync after a copy-up: %d\n", sbi->store_name, err);
 }
 

@@ -201,7 +201,8 @@ struct mvfs_sb_info {
 	u64			pack_len;	/* committed; grows only */
 	u64			next_object;	/* committed; grows only */
 	char			*store_name;	/* for messages */
-	struct ratelimit_state	log_rs;		/* mvfs_store_log() */
+	struct ratelimit_state	log_rs;		/* mvfs_log_ok() */
+	struct ratelimit_state	fail_rs;	/* mvfs_log_fail_ok() */
 	struct mutex		reg_lock;	/* protects view registration */
 	spinlock_t		files_lock;	/* protects files */
 	struct list_head	files;		/* struct mvfs_file, open */
@@ -285,12 +286,18 @@ struct mvfs_dirlist {
  * Whether a line about the store of SBI may be logged now.  A user can
  * trigger these lines, so they are rate-limited, per mount rather than per
  * call site: a store mounted anew is heard at once, even when another
- * store (or this one, a moment ago) used up a call site's budget.
+ * store (or this one, a moment ago) used up a call site's budget.  A
+ * macro, so that "callbacks suppressed" names the caller.
  */
-static inline bool mvfs_log_ok(struct mvfs_sb_info *sbi)
-{
-	return __ratelimit(&sbi->log_rs);
-}
+#define mvfs_log_ok(sbi)	__ratelimit(&(sbi)->log_rs)
+
+/*
+ * The same for the lines of a change that could not be completed or
+ * undone (something is left in work/, a sync failed): a budget of their
+ * own, so that a user who floods the log with lookups of a corrupt entry
+ * cannot hide them.
+ */
+#define mvfs_log_fail_ok(sbi)	__ratelimit(&(sbi)->fail_rs)
 
 typedef bool (*mvfs_actor_t)(void *priv, const struct mvfs_entry *e,
 			     u32 index);

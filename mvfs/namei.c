@@ -325,7 +325,7 @@ static int mvfs_remove(struct inode *dir, struct dentry *udir,
 	/* Kept in work/ (and logged) if it cannot move back. */
 	if (err && moved &&
 	    mvfs_priv_move(sbi, work, &x.q, udir, name, want, false) &&
-	    mvfs_log_ok(sbi))
+	    mvfs_log_fail_ok(sbi))
 		pr_err("store %s: %pd/%.*s is left in work/ as %s\n",
 		       sbi->store_name, udir, name->len, name->name, x.buf);
 	if (err)

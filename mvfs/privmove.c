@@ -163,7 +163,7 @@ void mvfs_work_drop(struct mvfs_sb_info *sbi, struct dentry *work,
 		inode_unlock(d_inode(work));
 	}
 out:
-	if (err && mvfs_log_ok(sbi))
+	if (err && mvfs_log_fail_ok(sbi))
 		pr_warn("store %s: %s left in a work directory: %d\n",
 			sbi->store_name, w->buf, err);
 	if (!IS_ERR(d))

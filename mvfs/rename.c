@@ -40,7 +40,7 @@ static struct inode *mvfs_upper_of(struct dentry *d)
 static void mvfs_undo_failed(struct mvfs_sb_info *sbi, struct dentry *d,
 			     const struct mvfs_wname *x)
 {
-	if (mvfs_log_ok(sbi))
+	if (mvfs_log_fail_ok(sbi))
 		pr_err("store %s: rename of %pd2 not undone: %s is left in work/\n",
 		       sbi->store_name, d, x ? x->buf : "nothing");
 }

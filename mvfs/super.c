@@ -124,6 +124,7 @@ static int mvfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	spin_lock_init(&sbi->files_lock);
 	INIT_LIST_HEAD(&sbi->files);
 	ratelimit_default_init(&sbi->log_rs);
+	ratelimit_default_init(&sbi->fail_rs);
 	sb->s_fs_info = sbi;
 	sbi->creds = get_cred(fc->cred);
 	sbi->store_name = kstrdup(ctx->store, GFP_KERNEL);
