@@ -30,13 +30,24 @@
  */
 char *mvfs_join(const char *dir, const char *name, unsigned int len)
 {
-	if (!*dir)
-		return kmemdup_nul(name, len, GFP_KERNEL);
-	return kasprintf(GFP_KERNEL, "%s/%.*s", dir, (int)len, name);
+	size_t dlen = strlen(dir);
+	char *p;
+
+	/* On every lookup and create: no vsnprintf(). */
+	p = kmalloc(dlen + len + 2, GFP_KERNEL);
+	if (!p)
+		return NULL;
+	if (dlen) {
+		memcpy(p, dir, dlen);
+		p[dlen++] = '/';
+	}
+	memcpy(p + dlen, name, len);
+	p[dlen + len] = '\0';
+	return p;
 }
 
 /* A name with no entry of its own: a version-extended name, or NULL. */
-static struct inode *mvfs_lookup_version(struct inode *dir, const char *dpath,
+static struct inode *mvfs_lookup_version(struct inode *dir,
 					 const char *name, unsigned int len,
 					 struct mvfs_entry *e)
 {
@@ -50,7 +61,9 @@ static struct inode *mvfs_lookup_version(struct inode *dir, const char *dpath,
 	if (at < 2)
 		return NULL;
 	at--;
-	path = mvfs_join(dpath, name, at);
+	mutex_lock(&MVFS_I(dir)->plock);
+	path = mvfs_join(MVFS_I(dir)->path, name, at);
+	mutex_unlock(&MVFS_I(dir)->plock);
 	if (!path)
 		return ERR_PTR(-ENOMEM);
 	if (at + 2 == len)
@@ -135,7 +148,6 @@ static struct dentry *mvfs_lookup(struct inode *dir, struct dentry *dentry,
 	const struct qstr *q = &dentry->d_name;
 	struct inode *inode;
 	struct mvfs_entry *e;
-	char *path;
 	bool wh;
 
 	if (q->len > MVFS_ENTRY_NAME_MAX)
@@ -147,14 +159,8 @@ static struct dentry *mvfs_lookup(struct inode *dir, struct dentry *dentry,
 	inode = mvfs_lookup_upper(dir, q, &wh);
 	if (!inode && !wh)
 		inode = mvfs_lookup_lower(dir, q, e);
-	if (!inode) {
-		mutex_lock(&MVFS_I(dir)->plock);
-		path = kstrdup(MVFS_I(dir)->path, GFP_KERNEL);
-		mutex_unlock(&MVFS_I(dir)->plock);
-		inode = path ? mvfs_lookup_version(dir, path, q->name, q->len,
-						   e) : ERR_PTR(-ENOMEM);
-		kfree(path);
-	}
+	if (!inode)
+		inode = mvfs_lookup_version(dir, q->name, q->len, e);
 	kfree(e);
 	return d_splice_alias(inode, dentry);
 }

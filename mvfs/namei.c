@@ -150,8 +150,9 @@ static int __mvfs_new_entry(struct inode *dir, struct dentry *dentry,
 	if (err)
 		goto out;
 	mutex_lock(&MVFS_I(dir)->plock);
-	path = kasprintf(GFP_KERNEL, "%s%s%pd", MVFS_I(dir)->path,
-			 *MVFS_I(dir)->path ? "/" : "", dentry);
+	/* The VFS holds DIR's lock: the name is stable. */
+	path = mvfs_join(MVFS_I(dir)->path, dentry->d_name.name,
+			 dentry->d_name.len);
 	mutex_unlock(&MVFS_I(dir)->plock);
 	inode = path ? mvfs_new_upper_inode(dir->i_sb, u, MVFS_I(dir)->view,
 					    path) : ERR_PTR(-ENOMEM);
