@@ -245,7 +245,8 @@ static const struct mvfs_cmd mvfs_cmds[] = {
 	  "            leftover temporary files, objects no revision\n"
 	  "            refers to, areas of no view) and make missing view\n"
 	  "            areas; committed history is never removed\n"
-	  "  --full    also check every object's and tree's content hash\n" },
+	  "  --full    also check the content hash of every object, tree,\n"
+	  "            symlink target and view's config spec\n" },
 	{ "import", mvfs_cmd_import, "DIR -m MSG",
 	  "Store the tree under DIR as the next revision; print its number",
 	  "  -m, --message MSG  what the revision is (required)\n"

@@ -146,6 +146,14 @@ dmesg_new() {
 	dmesg | sed 's/^\[ *[0-9.]*\] //'
 }
 
+# flip FILE OFFSET: invert every bit of the byte at OFFSET in FILE.
+flip() {
+	_b=$(dd if="$1" bs=1 skip="$2" count=1 2> /dev/null |
+		od -An -tu1 | tr -d ' ')
+	printf "\\$(printf %03o $((_b ^ 0xff)))" |
+		dd of="$1" bs=1 seek="$2" conv=notrunc 2> /dev/null
+}
+
 # md5_of FILE: the md5 of FILE's bytes, or "cannot read FILE" (never the
 # sum of no bytes, which is what a failed read in a pipe would give).
 md5_of() {

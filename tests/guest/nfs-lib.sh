@@ -35,8 +35,9 @@ stuck() {
 	echo w > /proc/sysrq-trigger
 }
 
-# wait_gone ADDR: wait (up to 600 s) until the machine at ADDR stops
-# answering: three pings in a row unanswered (one may be lost to load).
+# wait_gone ADDR [LOST]: wait (up to 600 s) until the machine at ADDR
+# stops answering: LOST pings in a row unanswered (default 3: one may be
+# lost to load).
 wait_gone() {
 	_lost=0
 	for _i in $(seq 600); do
@@ -45,7 +46,7 @@ wait_gone() {
 			sleep 1
 		else
 			_lost=$((_lost + 1))
-			[ "$_lost" -ge 3 ] && return 0
+			[ "$_lost" -ge "${2:-3}" ] && return 0
 		fi
 	done
 	return 1

@@ -10,10 +10,7 @@
 # than the lease on a loaded host, and the refusal was missed).  A ping
 # lost to load only makes that try come while the client still lives,
 # when it must be refused all the same; the client is then seen gone.
-for _i in $(seq 900); do
-	ping -c 1 -W 1 10.0.0.2 > /dev/null 2>&1 || break
-	sleep 1
-done
+wait_gone 10.0.0.2 1 || not_ok "the client still answers after 600 s"
 t0=$(cut -d. -f1 /proc/uptime)
 mvfs startview held > /tmp/to.err 2>&1
 check_eq "right after its death, startview of its view is refused" 1 $?
