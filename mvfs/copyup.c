@@ -52,11 +52,13 @@ struct dentry *mvfs_view_top(struct dentry *dentry)
 /*
  * A large copy is written to the store's disk as it is made: every
  * MVFS_CU_STREAM bytes the writeback of what was copied is started, and a
- * cache flush of the disk is sent without waiting for it (one at a time),
- * so that the disk stores the copy while the rest is read, and the
- * fsync at the end finds all but the last part there.  The fsync makes
- * the copy durable, as without them: they change only when the disk
- * works.  A store on NFS has no block device of its own: writeback only.
+ * cache flush of the disk is sent without waiting for it (one at a time;
+ * it covers the writes done by then), so that the disk stores most of
+ * the copy while the rest is read, and the fsync at the end has less
+ * left to wait for.  The fsync makes the copy durable, as without them:
+ * they change only when the disk works.  A failed flush fails the copy,
+ * since writes it should have kept may be lost.  A store on NFS has no
+ * block device of its own: writeback only.
  */
 #define MVFS_CU_STREAM	SZ_16M
 
@@ -65,6 +67,7 @@ struct mvfs_cu_stream {
 	struct bio		bio;	/* the flush in flight */
 	struct completion	done;
 	bool			busy;	/* bio submitted, not yet waited for */
+	int			err;	/* of a flush */
 	loff_t			start;	/* copied, writeback not yet started */
 };
 
@@ -79,9 +82,11 @@ static bool mvfs_cu_flush_wait(struct mvfs_cu_stream *s, bool wait)
 	if (!s->busy)
 		return true;
 	if (wait)
-		wait_for_completion(&s->done);
+		wait_for_completion_io(&s->done);
 	else if (!try_wait_for_completion(&s->done))
 		return false;
+	if (s->bio.bi_status && !s->err)
+		s->err = blk_status_to_errno(s->bio.bi_status);
 	bio_uninit(&s->bio);
 	s->busy = false;
 	return true;
@@ -141,6 +146,8 @@ static int mvfs_copy_data(struct mvfs_sb_info *sbi, struct inode *inode,
 	}
 	mvfs_cu_flush_wait(&s, true);
 	fput(from);
+	if (!err)
+		err = s.err;
 	if (!err)
 		err = vfs_fsync(to, 0);
 	return err;
