@@ -46,6 +46,24 @@ char *mvfs_join(const char *dir, const char *name, unsigned int len)
 	return p;
 }
 
+/**
+ * mvfs_child_path - the element path of NAME in directory DIR
+ * @dir: a directory of a view; its ->plock is taken here
+ * @name: a name
+ * @len: its length
+ *
+ * Return: mvfs_join() of DIR's path and NAME (kfree() it), or NULL.
+ */
+char *mvfs_child_path(struct inode *dir, const char *name, unsigned int len)
+{
+	char *path;
+
+	mutex_lock(&MVFS_I(dir)->plock);
+	path = mvfs_join(MVFS_I(dir)->path, name, len);
+	mutex_unlock(&MVFS_I(dir)->plock);
+	return path;
+}
+
 /* A name with no entry of its own: a version-extended name, or NULL. */
 static struct inode *mvfs_lookup_version(struct inode *dir,
 					 const char *name, unsigned int len,
@@ -61,9 +79,7 @@ static struct inode *mvfs_lookup_version(struct inode *dir,
 	if (at < 2)
 		return NULL;
 	at--;
-	mutex_lock(&MVFS_I(dir)->plock);
-	path = mvfs_join(MVFS_I(dir)->path, name, at);
-	mutex_unlock(&MVFS_I(dir)->plock);
+	path = mvfs_child_path(dir, name, at);
 	if (!path)
 		return ERR_PTR(-ENOMEM);
 	if (at + 2 == len)
@@ -121,9 +137,7 @@ static struct inode *mvfs_lookup_lower(struct inode *dir, const struct qstr *q,
 	err = mvfs_lower_find(dir, q->name, q->len, e, &rev, &sel);
 	if (err)
 		return err == -ENOENT ? NULL : ERR_PTR(err);
-	mutex_lock(&ei->plock);
-	path = mvfs_join(ei->path, q->name, q->len);
-	mutex_unlock(&ei->plock);
+	path = mvfs_child_path(dir, q->name, q->len);
 	if (!path)
 		return ERR_PTR(-ENOMEM);
 	inode = mvfs_entry_inode(dir->i_sb, e, path, ei->view, rev);

@@ -424,6 +424,7 @@ extern const struct file_operations mvfs_dir_fops;
 extern const struct inode_operations mvfs_top_iops;
 extern const struct file_operations mvfs_top_fops;
 char *mvfs_join(const char *dir, const char *name, unsigned int len);
+char *mvfs_child_path(struct inode *dir, const char *name, unsigned int len);
 
 /* hist.c */
 extern const struct inode_operations mvfs_hist_iops;

@@ -149,11 +149,8 @@ static int __mvfs_new_entry(struct inode *dir, struct dentry *dentry,
 	inode_unlock(d_inode(udir));
 	if (err)
 		goto out;
-	mutex_lock(&MVFS_I(dir)->plock);
 	/* The VFS holds DIR's lock: the name is stable. */
-	path = mvfs_join(MVFS_I(dir)->path, dentry->d_name.name,
-			 dentry->d_name.len);
-	mutex_unlock(&MVFS_I(dir)->plock);
+	path = mvfs_child_path(dir, dentry->d_name.name, dentry->d_name.len);
 	inode = path ? mvfs_new_upper_inode(dir->i_sb, u, MVFS_I(dir)->view,
 					    path) : ERR_PTR(-ENOMEM);
 	kfree(path);
