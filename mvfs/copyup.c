@@ -410,6 +410,8 @@ int mvfs_copy_up(struct dentry *dentry)
 
 	if (mvfs_inode_readonly(d_inode(dentry)))
 		return -EROFS;
+	if (mvfs_upper(d_inode(dentry)))
+		return 0;	/* copied up already: the common case */
 	/* work/ is root's: a copy-up is the mounter's doing. */
 	old = override_creds(MVFS_SB(dentry->d_sb)->creds);
 	while (!err && !mvfs_upper(d_inode(dentry))) {

@@ -64,24 +64,34 @@ char *mvfs_child_path(struct inode *dir, const char *name, unsigned int len)
 	return path;
 }
 
-/* A name with no entry of its own: a version-extended name, or NULL. */
-static struct inode *mvfs_lookup_version(struct inode *dir,
-					 const char *name, unsigned int len,
-					 struct mvfs_entry *e)
+/* Where NAME splits into ELEMENT@@VERSION (its last "@@"), or 0. */
+static unsigned int mvfs_version_split(const char *name, unsigned int len)
 {
-	struct inode *inode;
 	unsigned int at;
-	char *path;
 
 	for (at = len - 1; at > 0; at--)
 		if (name[at - 1] == '@' && name[at] == '@')
 			break;
-	if (at < 2)
+	return at < 2 ? 0 : at - 1;
+}
+
+/* A name with no entry of its own: a version-extended name, or NULL. */
+static struct inode *mvfs_lookup_version(struct inode *dir,
+					 const char *name, unsigned int len)
+{
+	unsigned int at = mvfs_version_split(name, len);
+	struct mvfs_entry *e;
+	struct inode *inode;
+	char *path;
+
+	if (!at)
 		return NULL;
-	at--;
+	e = kmalloc(sizeof(*e), GFP_KERNEL);
 	path = mvfs_child_path(dir, name, at);
-	if (!path)
-		return ERR_PTR(-ENOMEM);
+	if (!e || !path) {
+		inode = ERR_PTR(-ENOMEM);
+		goto out;
+	}
 	if (at + 2 == len)
 		inode = mvfs_history(dir, path, e);
 	else
@@ -91,7 +101,9 @@ static struct inode *mvfs_lookup_version(struct inode *dir,
 	if (!inode && at + 2 < len)
 		inode = mvfs_branch_dir(dir, path, name + at + 2,
 					len - at - 2);
+out:
 	kfree(path);
+	kfree(e);
 	return inode;
 }
 
@@ -117,7 +129,7 @@ static struct inode *mvfs_lookup_upper(struct inode *dir, const struct qstr *q,
 	} else if (d_really_is_positive(u)) {
 		path = mvfs_join(MVFS_I(dir)->path, q->name, q->len);
 		inode = path ? mvfs_upper_inode(dir->i_sb, u, MVFS_I(dir)->view,
-						path) : ERR_PTR(-ENOMEM);
+						&path) : ERR_PTR(-ENOMEM);
 		kfree(path);
 	}
 	dput(u);
@@ -125,29 +137,59 @@ static struct inode *mvfs_lookup_upper(struct inode *dir, const struct qstr *q,
 }
 
 /* NAME in the tree DIR shows: an inode, NULL, or ERR_PTR. */
-static struct inode *mvfs_lookup_lower(struct inode *dir, const struct qstr *q,
-				       struct mvfs_entry *e)
+static struct inode *mvfs_lookup_lower(struct inode *dir, const struct qstr *q)
 {
 	struct mvfs_inode_info *ei = MVFS_I(dir);
-	struct inode *inode;
+	struct inode *inode = NULL;
+	struct mvfs_entry *e;
 	u64 rev, sel;
 	char *path;
 	int err;
 
-	err = mvfs_lower_find(dir, q->name, q->len, e, &rev, &sel);
-	if (err)
-		return err == -ENOENT ? NULL : ERR_PTR(err);
-	path = mvfs_child_path(dir, q->name, q->len);
-	if (!path)
+	/* A private directory that was never an element: no tree. */
+	if (!mvfs_dir_shows_tree(dir))
+		return NULL;
+	e = kmalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
 		return ERR_PTR(-ENOMEM);
-	inode = mvfs_entry_inode(dir->i_sb, e, path, ei->view, rev);
+	err = mvfs_lower_find(dir, q->name, q->len, e, &rev, &sel);
+	if (err) {
+		if (err != -ENOENT)
+			inode = ERR_PTR(err);
+		goto out;
+	}
+	path = mvfs_child_path(dir, q->name, q->len);
+	inode = path ? mvfs_entry_inode(dir->i_sb, e, path, ei->view, rev) :
+		       ERR_PTR(-ENOMEM);
 	kfree(path);
 	if (!IS_ERR(inode)) {
 		MVFS_I(inode)->by_label = ei->by_label;
 		MVFS_I(inode)->gen = ei->gen;
 		MVFS_I(inode)->sel = sel;
 	}
+out:
+	kfree(e);
 	return inode;
+}
+
+/*
+ * May the lookup of Q in DIR be left to the create that follows it, as
+ * NFS leaves an exclusive create's (O_CREAT | O_EXCL, mkdir, mknod,
+ * symlink, link)?  Only when DIR shows no tree, Q names no version, and
+ * the caller may create in DIR: then the create is sure to be called,
+ * and looks Q up in the private directory itself, failing with EEXIST
+ * where Q is taken, as ext2 would.  The dentry stays unhashed until the
+ * create makes it (mvfs_instantiate()).
+ */
+static bool mvfs_lookup_deferred(struct inode *dir, const struct qstr *q,
+				 unsigned int flags)
+{
+	unsigned int want = LOOKUP_CREATE | LOOKUP_EXCL;
+
+	if ((flags & (want | LOOKUP_RENAME_TARGET)) != want ||
+	    mvfs_dir_shows_tree(dir) || mvfs_version_split(q->name, q->len))
+		return false;
+	return !inode_permission(&init_user_ns, dir, MAY_WRITE | MAY_EXEC);
 }
 
 /*
@@ -161,21 +203,18 @@ static struct dentry *mvfs_lookup(struct inode *dir, struct dentry *dentry,
 	unsigned long stamp = mvfs_names_stamp(MVFS_SB(dir->i_sb));
 	const struct qstr *q = &dentry->d_name;
 	struct inode *inode;
-	struct mvfs_entry *e;
 	bool wh;
 
 	if (q->len > MVFS_ENTRY_NAME_MAX)
 		return ERR_PTR(-ENAMETOOLONG);	/* as ext2 says */
 	mvfs_dentry_stamp(dentry, stamp);
-	e = kmalloc(sizeof(*e), GFP_KERNEL);
-	if (!e)
-		return ERR_PTR(-ENOMEM);
+	if (mvfs_lookup_deferred(dir, q, flags))
+		return NULL;
 	inode = mvfs_lookup_upper(dir, q, &wh);
 	if (!inode && !wh)
-		inode = mvfs_lookup_lower(dir, q, e);
+		inode = mvfs_lookup_lower(dir, q);
 	if (!inode)
-		inode = mvfs_lookup_version(dir, q->name, q->len, e);
-	kfree(e);
+		inode = mvfs_lookup_version(dir, q->name, q->len);
 	return d_splice_alias(inode, dentry);
 }
 
@@ -266,7 +305,27 @@ static int mvfs_readdir(struct file *file, struct dir_context *ctx)
 	return 0;
 }
 
+/*
+ * A writable view's directories need no ->permission: the VFS checks
+ * theirs on its fast path.  Those that are never writable (a fixed
+ * version's) have mvfs_dir_ro_iops.
+ */
 const struct inode_operations mvfs_dir_iops = {
+	.lookup		= mvfs_lookup,
+	.getattr	= mvfs_getattr,
+	.setattr	= mvfs_setattr,
+	.update_time	= mvfs_update_time,
+	.create		= mvfs_create,
+	.mkdir		= mvfs_mkdir,
+	.mknod		= mvfs_mknod,
+	.symlink	= mvfs_symlink,
+	.link		= mvfs_link,
+	.unlink		= mvfs_unlink,
+	.rmdir		= mvfs_rmdir,
+	.rename		= mvfs_rename,
+};
+
+const struct inode_operations mvfs_dir_ro_iops = {
 	.lookup		= mvfs_lookup,
 	.getattr	= mvfs_getattr,
 	.permission	= mvfs_permission,

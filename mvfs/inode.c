@@ -106,8 +106,15 @@ static u64 mvfs_ino_private(struct inode *upper)
 	return (1ULL << 63) | upper->i_ino;
 }
 
+/*
+ * Give INODE the operations of its kind; again once its view is set
+ * (ei->view), which makes it writable: only what is never writable
+ * (mvfs_inode_readonly()) has a ->permission.
+ */
 static void mvfs_set_ops(struct inode *inode, enum mvfs_kind kind)
 {
+	bool ro = mvfs_inode_readonly(inode);
+
 	switch (kind) {
 	case MVFS_TOP:
 		inode->i_op = &mvfs_top_iops;
@@ -123,15 +130,15 @@ static void mvfs_set_ops(struct inode *inode, enum mvfs_kind kind)
 		break;
 	case MVFS_VIEW:
 	case MVFS_DIR:
-		inode->i_op = &mvfs_dir_iops;
+		inode->i_op = ro ? &mvfs_dir_ro_iops : &mvfs_dir_iops;
 		inode->i_fop = &mvfs_dir_fops;
 		break;
 	case MVFS_FILE:
-		inode->i_op = &mvfs_file_iops;
+		inode->i_op = ro ? &mvfs_file_ro_iops : &mvfs_file_iops;
 		inode->i_fop = &mvfs_file_fops;
 		break;
 	case MVFS_LINK:
-		inode->i_op = &mvfs_link_iops;
+		inode->i_op = ro ? &mvfs_link_ro_iops : &mvfs_link_iops;
 		break;
 	case MVFS_SPECIAL:
 		inode->i_op = &mvfs_special_iops;
@@ -210,6 +217,7 @@ struct inode *mvfs_entry_inode(struct super_block *sb,
 		return ERR_PTR(-ENOMEM);
 	ei = MVFS_I(inode);
 	mvfs_inode_attr(inode, e);
+	inode_has_no_xattr(inode);
 	ei->ref = e->ref;
 	ei->rev = rev;
 	ei->merge = kind == MVFS_DIR;
@@ -217,6 +225,7 @@ struct inode *mvfs_entry_inode(struct super_block *sb,
 	if (view) {
 		kref_get(&view->ref);
 		ei->view = view;
+		mvfs_set_ops(inode, kind);
 	} else {
 		/* A fixed version: its number says which revision. */
 		inode->i_ino = mvfs_ino(NULL, path, NULL, 0) ^ rev;
@@ -330,10 +339,10 @@ static int mvfs_upper_link(struct inode *inode, struct dentry *upper)
 /*
  * Fill a new private inode: its kind, view, path and identity.  FRESH:
  * the entry was just made by the module, so it has no origin to read.
+ * *PATH is taken (set to NULL) when the inode keeps it.
  */
 static int mvfs_upper_fill(struct inode *inode, struct dentry *upper,
-			   struct mvfs_view *view, const char *path,
-			   bool fresh)
+			   struct mvfs_view *view, char **path, bool fresh)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
 	struct mvfs_inode_info *ei = MVFS_I(inode);
@@ -342,9 +351,9 @@ static int mvfs_upper_fill(struct inode *inode, struct dentry *upper,
 	int err;
 
 	ei->kind = mvfs_kind_of(u->i_mode);
-	mvfs_set_ops(inode, ei->kind);
 	kref_get(&view->ref);
 	ei->view = view;
+	mvfs_set_ops(inode, ei->kind);
 	inode->i_ino = mvfs_ino_private(u);
 	err = fresh ? -ENODATA : mvfs_origin_get(sbi, upper, &o);
 	if (!err) {
@@ -352,12 +361,14 @@ static int mvfs_upper_fill(struct inode *inode, struct dentry *upper,
 		ei->path = o.path;
 		ei->merge = ei->kind == MVFS_DIR;
 	} else if (err == -ENODATA) {
-		ei->path = kstrdup(path, GFP_KERNEL);
-		err = ei->path ? 0 : -ENOMEM;
+		ei->path = *path;
+		*path = NULL;
+		err = 0;
 	}
 	if (err)
 		return err;
 	mvfs_copyattr(inode);
+	inode_has_no_xattr(inode);
 	if (S_ISDIR(u->i_mode))
 		set_nlink(inode, 2);
 	if (ei->kind == MVFS_SPECIAL)
@@ -370,7 +381,7 @@ static int mvfs_upper_fill(struct inode *inode, struct dentry *upper,
 static struct inode *__mvfs_upper_inode(struct super_block *sb,
 					struct dentry *upper,
 					struct mvfs_view *view,
-					const char *path, bool fresh)
+					char **path, bool fresh)
 {
 	struct mvfs_iget key = { .upper = upper };
 	struct inode *inode;
@@ -396,13 +407,14 @@ static struct inode *__mvfs_upper_inode(struct super_block *sb,
  * @sb: the superblock
  * @upper: the private entry, positive and not a whiteout
  * @view: the view (a reference is taken)
- * @path: its element path, for an entry without an origin
+ * @path: its element path (kmalloc'ed), for an entry without an origin;
+ *        taken, and set to NULL, when the inode keeps it; kfree() it after
  *
  * Return: the inode (one per private inode: hard links share it), or
  * ERR_PTR.
  */
 struct inode *mvfs_upper_inode(struct super_block *sb, struct dentry *upper,
-			       struct mvfs_view *view, const char *path)
+			       struct mvfs_view *view, char **path)
 {
 	return __mvfs_upper_inode(sb, upper, view, path, false);
 }
@@ -412,13 +424,13 @@ struct inode *mvfs_upper_inode(struct super_block *sb, struct dentry *upper,
  * @sb: the superblock
  * @upper: the new private entry: view-private, no origin
  * @view: the view (a reference is taken)
- * @path: its path in the view
+ * @path: its path in the view, as for mvfs_upper_inode()
  *
  * Return: the inode, or ERR_PTR.
  */
 struct inode *mvfs_new_upper_inode(struct super_block *sb,
 				   struct dentry *upper,
-				   struct mvfs_view *view, const char *path)
+				   struct mvfs_view *view, char **path)
 {
 	return __mvfs_upper_inode(sb, upper, view, path, true);
 }
@@ -467,6 +479,7 @@ struct inode *mvfs_view_inode(struct super_block *sb, struct mvfs_view *v)
 		return ERR_PTR(-ENOMEM);
 	kref_get(&v->ref);
 	MVFS_I(inode)->view = v;
+	mvfs_set_ops(inode, MVFS_VIEW);
 	MVFS_I(inode)->merge = true;
 	inode->i_ino = mvfs_ino(v, "", NULL, 0);
 	MVFS_I(inode)->path = kstrdup("", GFP_KERNEL);

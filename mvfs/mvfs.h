@@ -368,6 +368,17 @@ void mvfs_dir_refresh(struct inode *dir);
 
 /* select.c */
 struct mvfs_dsel;
+
+/*
+ * May directory DIR show elements of a tree?  Not when it is a private
+ * directory that was never an element: then mvfs_dsel_get() gives NULL,
+ * and a lookup need not ask.
+ */
+static inline bool mvfs_dir_shows_tree(struct inode *dir)
+{
+	return MVFS_I(dir)->kind == MVFS_VIEW || READ_ONCE(MVFS_I(dir)->merge);
+}
+
 struct mvfs_dsel *mvfs_dsel_get(struct inode *dir);
 void mvfs_dsel_put(struct mvfs_dsel *d);
 bool mvfs_dsel_uniform(const struct mvfs_dsel *d, u64 *tree);
@@ -389,10 +400,10 @@ struct inode *mvfs_entry_inode(struct super_block *sb,
 			       struct mvfs_view *view, u64 rev);
 struct inode *mvfs_view_inode(struct super_block *sb, struct mvfs_view *v);
 struct inode *mvfs_upper_inode(struct super_block *sb, struct dentry *upper,
-			       struct mvfs_view *view, const char *path);
+			       struct mvfs_view *view, char **path);
 struct inode *mvfs_new_upper_inode(struct super_block *sb,
 				   struct dentry *upper,
-				   struct mvfs_view *view, const char *path);
+				   struct mvfs_view *view, char **path);
 void mvfs_copyattr(struct inode *inode);
 void mvfs_inode_attr(struct inode *inode, const struct mvfs_entry *e);
 bool mvfs_inode_readonly(struct inode *inode);
@@ -420,6 +431,7 @@ bool mvfs_negative_valid(struct dentry *dentry);
 
 /* dir.c */
 extern const struct inode_operations mvfs_dir_iops;
+extern const struct inode_operations mvfs_dir_ro_iops;
 extern const struct file_operations mvfs_dir_fops;
 extern const struct inode_operations mvfs_top_iops;
 extern const struct file_operations mvfs_top_fops;
@@ -506,7 +518,9 @@ unsigned int mvfs_dir_nlink(struct inode *dir);
 
 /* namei.c */
 extern const struct inode_operations mvfs_file_iops;
+extern const struct inode_operations mvfs_file_ro_iops;
 extern const struct inode_operations mvfs_link_iops;
+extern const struct inode_operations mvfs_link_ro_iops;
 extern const struct inode_operations mvfs_special_iops;
 int mvfs_create(struct user_namespace *mnt_userns, struct inode *dir,
 		struct dentry *dentry, umode_t mode, bool excl);

@@ -36,6 +36,8 @@ int mvfs_lower_has(struct inode *dir, const struct qstr *name)
 	struct mvfs_entry *e;
 	int err;
 
+	if (!mvfs_dir_shows_tree(dir))
+		return 0;
 	e = kmalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
@@ -44,6 +46,45 @@ int mvfs_lower_has(struct inode *dir, const struct qstr *name)
 	if (err == -ENOENT)
 		return 0;
 	return err ? err : 1;
+}
+
+/*
+ * When mvfs_lookup() left the lookup of DENTRY (negative, unhashed) to
+ * the create: is its name free in DIR's tree, which DIR may show since?
+ * With PRIVATE, among DIR's private entries too, for a create that has
+ * other errors to give first (ext2 says EEXIST before them).  Return: 0,
+ * -EEXIST or -errno.
+ */
+static int mvfs_name_free(struct inode *dir, struct dentry *dentry,
+			  bool private)
+{
+	struct dentry *udir = mvfs_upper(dir), *u;
+	int err;
+
+	if (!d_unhashed(dentry))
+		return 0;
+	err = mvfs_lower_has(dir, &dentry->d_name);
+	if (err)
+		return err > 0 ? -EEXIST : err;
+	if (!private || !udir)
+		return 0;
+	u = mvfs_priv_lookup(MVFS_SB(dir->i_sb), udir, dentry->d_name.name,
+			     dentry->d_name.len);
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	if (d_is_positive(u) && !mvfs_is_whiteout(u))
+		err = -EEXIST;
+	dput(u);
+	return err;
+}
+
+/* DENTRY, negative, takes INODE; hashed too if its lookup was deferred. */
+static void mvfs_instantiate(struct dentry *dentry, struct inode *inode)
+{
+	if (d_unhashed(dentry))
+		d_add(dentry, inode);
+	else
+		d_instantiate(dentry, inode);
 }
 
 /* Start a change in the directory of DENTRY (VFS-locked). */
@@ -95,22 +136,25 @@ struct mvfs_new {
 	struct dentry	*old;		/* link: the private entry linked */
 };
 
-/* Make the private entry U (negative) in UDIR (locked), as the caller. */
+/*
+ * Make the private entry U (negative) in UDIR (locked), as the caller.
+ * Runs with the mounter's credentials (sbi->creds): its callers
+ * override them.
+ */
 static int mvfs_make(struct mvfs_sb_info *sbi, struct inode *udir,
 		     struct dentry *u, const struct mvfs_new *n)
 {
-	const struct cred *c, *old;
+	const struct cred *c = NULL, *old = NULL;
 	int err;
 
-	/* The mounter making its own: no new credentials needed. */
-	if (uid_eq(n->uid, sbi->creds->fsuid) &&
-	    gid_eq(n->gid, sbi->creds->fsgid))
-		c = get_cred(sbi->creds);
-	else
+	/* The mounter making its own: no other credentials needed. */
+	if (!uid_eq(n->uid, sbi->creds->fsuid) ||
+	    !gid_eq(n->gid, sbi->creds->fsgid)) {
 		c = mvfs_creds_as(sbi, n->uid, n->gid);
-	if (!c)
-		return -ENOMEM;
-	old = override_creds(c);
+		if (!c)
+			return -ENOMEM;
+		old = override_creds(c);
+	}
 	if (n->old)
 		err = vfs_link(n->old, &init_user_ns, udir, u, NULL);
 	else if (S_ISDIR(n->mode))
@@ -121,8 +165,10 @@ static int mvfs_make(struct mvfs_sb_info *sbi, struct inode *udir,
 		err = vfs_symlink(&init_user_ns, udir, u, n->target);
 	else
 		err = vfs_mknod(&init_user_ns, udir, u, n->mode, n->rdev);
-	revert_creds(old);
-	put_cred(c);
+	if (c) {
+		revert_creds(old);
+		put_cred(c);
+	}
 	pr_debug("make(%pd2, 0%o) = %d\n", u, n->mode, err);
 	return err;
 }
@@ -137,7 +183,9 @@ static int __mvfs_new_entry(struct inode *dir, struct dentry *dentry,
 	char *path;
 	int err;
 
-	err = mvfs_begin(dentry);
+	err = mvfs_name_free(dir, dentry, false);
+	if (!err)
+		err = mvfs_begin(dentry);
 	if (err)
 		return err;
 	udir = mvfs_upper(dir);
@@ -152,11 +200,11 @@ static int __mvfs_new_entry(struct inode *dir, struct dentry *dentry,
 	/* The VFS holds DIR's lock: the name is stable. */
 	path = mvfs_child_path(dir, dentry->d_name.name, dentry->d_name.len);
 	inode = path ? mvfs_new_upper_inode(dir->i_sb, u, MVFS_I(dir)->view,
-					    path) : ERR_PTR(-ENOMEM);
+					    &path) : ERR_PTR(-ENOMEM);
 	kfree(path);
 	err = PTR_ERR_OR_ZERO(inode);
 	if (!err)
-		d_instantiate(dentry, inode);
+		mvfs_instantiate(dentry, inode);
 out:
 	if (!IS_ERR(u))
 		dput(u);
@@ -204,9 +252,13 @@ int mvfs_mknod(struct user_namespace *mnt_userns, struct inode *dir,
 	       struct dentry *dentry, umode_t mode, dev_t rdev)
 {
 	struct mvfs_new n = { .mode = mode, .rdev = rdev };
+	int err;
 
-	if (S_ISCHR(mode) && rdev == WHITEOUT_DEV)
-		return -EPERM;	/* would read as a whiteout */
+	/* Would read as a whiteout; a name that is taken says so first. */
+	if (S_ISCHR(mode) && rdev == WHITEOUT_DEV) {
+		err = mvfs_name_free(dir, dentry, true);
+		return err ? err : -EPERM;
+	}
 	return mvfs_new_entry(dir, dentry, &n);
 }
 
@@ -227,6 +279,9 @@ static int __mvfs_link(struct dentry *old, struct inode *dir,
 	struct dentry *udir, *u;
 	int err;
 
+	err = mvfs_name_free(dir, dentry, true);
+	if (err)
+		return err;
 	/* Views are separate trees: nothing is shared between two. */
 	if (MVFS_I(inode)->view != MVFS_I(dir)->view)
 		return -EXDEV;
@@ -248,7 +303,7 @@ static int __mvfs_link(struct dentry *old, struct inode *dir,
 	inode_unlock(d_inode(udir));
 	if (!err) {
 		ihold(inode);
-		d_instantiate(dentry, inode);
+		mvfs_instantiate(dentry, inode);
 		mvfs_copyattr(inode);
 		MVFS_I(inode)->wgen = atomic64_inc_return(&sbi->wgen);
 	}
@@ -257,17 +312,36 @@ static int __mvfs_link(struct dentry *old, struct inode *dir,
 }
 
 /*
+ * NAME's dentry in UDIR (locked), positive or not: UPPER (the private
+ * entry of the inode removed, or NULL) while it is still that name, as
+ * it is but for a hard link's other names; else looked up.
+ */
+static struct dentry *mvfs_lookup_own(struct dentry *udir,
+				      const struct qstr *name,
+				      struct dentry *upper)
+{
+	/* Renames into or out of UDIR hold its lock: d_parent is stable. */
+	if (upper && upper->d_parent == udir && !d_unhashed(upper) &&
+	    upper->d_name.len == name->len &&
+	    !memcmp(upper->d_name.name, name->name, name->len))
+		return dget(upper);
+	return lookup_one_len(name->name, udir, name->len);
+}
+
+/*
  * Remove the private entry NAME of UDIR, if there is one, in one step:
- * -ENOTEMPTY for a directory that still holds whiteouts.
+ * -ENOTEMPTY for a directory that still holds whiteouts.  UPPER: as for
+ * mvfs_lookup_own().
  */
 static int mvfs_remove_private(struct mvfs_sb_info *sbi, struct dentry *udir,
-			       const struct qstr *name, bool isdir)
+			       const struct qstr *name, struct dentry *upper,
+			       bool isdir)
 {
 	struct dentry *u;
 	int err = 0;
 
 	inode_lock_nested(d_inode(udir), I_MUTEX_PARENT);
-	u = lookup_one_len(name->name, udir, name->len);
+	u = mvfs_lookup_own(udir, name, upper);
 	if (IS_ERR(u)) {
 		err = PTR_ERR(u);
 		goto out_unlock;
@@ -283,7 +357,7 @@ out_unlock:
 
 /*
  * Remove NAME from the private directory UDIR of DIR, whose private entry
- * is WANT (NULL: none).  Without an element NAME in the tree, in one
+ * is UPPER (NULL: none).  Without an element NAME in the tree, in one
  * step, unless a directory holds whiteouts.  Else in steps that can be
  * undone (privmove.c): a private directory is moved to work/, and dropped
  * there at the end; when the tree has an element NAME (LOWER), a whiteout
@@ -292,17 +366,18 @@ out_unlock:
  * directory moves back.
  */
 static int mvfs_remove(struct inode *dir, struct dentry *udir,
-		       const struct qstr *name, struct inode *want,
+		       const struct qstr *name, struct dentry *upper,
 		       bool isdir, bool lower)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
+	struct inode *want = upper ? d_inode(upper) : NULL;
 	struct mvfs_wname wh, x;
 	struct dentry *work;
 	bool moved = false;
 	int err;
 
 	if (!lower) {
-		err = mvfs_remove_private(sbi, udir, name, isdir);
+		err = mvfs_remove_private(sbi, udir, name, upper, isdir);
 		if (!isdir || err != -ENOTEMPTY)
 			return err;
 	}
@@ -358,7 +433,7 @@ static int mvfs_remove_entry(struct inode *dir, struct dentry *dentry,
 	upper = mvfs_upper(inode);
 	if (!err)
 		err = mvfs_remove(dir, mvfs_upper(dir), &dentry->d_name,
-				  upper ? d_inode(upper) : NULL, isdir, lower);
+				  upper, isdir, lower);
 	if (!err) {
 		if (isdir || !upper)
 			clear_nlink(inode);
@@ -440,7 +515,14 @@ int mvfs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	return err;
 }
 
+/* As for directories (dir.c): ->permission only where never writable. */
 const struct inode_operations mvfs_file_iops = {
+	.getattr	= mvfs_getattr,
+	.setattr	= mvfs_setattr,
+	.update_time	= mvfs_update_time,
+};
+
+const struct inode_operations mvfs_file_ro_iops = {
 	.getattr	= mvfs_getattr,
 	.setattr	= mvfs_setattr,
 	.permission	= mvfs_permission,
@@ -451,13 +533,20 @@ const struct inode_operations mvfs_link_iops = {
 	.get_link	= simple_get_link,
 	.getattr	= mvfs_getattr,
 	.setattr	= mvfs_setattr,
+	.update_time	= mvfs_update_time,
+};
+
+const struct inode_operations mvfs_link_ro_iops = {
+	.get_link	= simple_get_link,
+	.getattr	= mvfs_getattr,
+	.setattr	= mvfs_setattr,
 	.permission	= mvfs_permission,
 	.update_time	= mvfs_update_time,
 };
 
+/* Only ever private entries: never read-only. */
 const struct inode_operations mvfs_special_iops = {
 	.getattr	= mvfs_getattr,
 	.setattr	= mvfs_setattr,
-	.permission	= mvfs_permission,
 	.update_time	= mvfs_update_time,
 };

@@ -134,7 +134,7 @@ static bool mvfs_dir_key(struct inode *dir, u64 *sel, u64 *rev, u64 *tree)
 		spin_unlock(&v->lock);
 		return true;
 	}
-	if (!READ_ONCE(ei->merge))
+	if (!mvfs_dir_shows_tree(dir))
 		return false;
 	if (v && READ_ONCE(ei->sel) != READ_ONCE(v->sel))
 		mvfs_dir_refresh(dir);

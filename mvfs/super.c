@@ -135,6 +135,11 @@ static int mvfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_op = &mvfs_super_ops;
 	sb->s_d_op = &mvfs_dentry_ops;
 	sb->s_iflags |= SB_I_NODEV;
+	/*
+	 * mvfs has no xattrs: an inode without setuid or setgid bits has
+	 * nothing for a write to remove (S_NOSEC, inode_has_no_xattr()).
+	 */
+	sb->s_flags |= SB_NOSEC;
 	sb->s_time_gran = 1;
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
 
