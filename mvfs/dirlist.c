@@ -23,14 +23,41 @@
  */
 void mvfs_dirlist_free(struct mvfs_dirlist *l)
 {
-	unsigned int i;
+	struct mvfs_dirchunk *c;
 
 	if (!l)
 		return;
-	for (i = 0; i < l->count; i++)
-		kfree(l->ents[i]);
+	while (l->chunks) {
+		c = l->chunks;
+		l->chunks = c->next;
+		kfree(c);
+	}
 	kvfree(l->ents);
 	kfree(l);
+}
+
+#define MVFS_DIRCHUNK_DATA	(PAGE_SIZE - sizeof(struct mvfs_dirchunk))
+
+/* Room for an entry of SIZE bytes in L's chunks, or NULL. */
+static void *mvfs_dirlist_room(struct mvfs_dirlist *l, unsigned int size)
+{
+	struct mvfs_dirchunk *c = l->chunks;
+	void *p;
+
+	BUILD_BUG_ON(sizeof(struct mvfs_dirent) + NAME_MAX + 8 >
+		     MVFS_DIRCHUNK_DATA);
+	size = ALIGN(size, 8);
+	if (!c || c->used + size > MVFS_DIRCHUNK_DATA) {
+		c = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		if (!c)
+			return NULL;
+		c->next = l->chunks;
+		c->used = 0;
+		l->chunks = c;
+	}
+	p = c->data + c->used;
+	c->used += size;
+	return p;
 }
 
 static int mvfs_dirlist_add(struct mvfs_dirlist *l, const char *name,
@@ -51,7 +78,7 @@ static int mvfs_dirlist_add(struct mvfs_dirlist *l, const char *name,
 		l->ents = ents;
 		l->size = l->size * 2 + 16;
 	}
-	de = kmalloc(sizeof(*de) + len + 1, GFP_KERNEL);
+	de = mvfs_dirlist_room(l, sizeof(*de) + len + 1);
 	if (!de)
 		return -ENOMEM;
 	de->ino = ino;

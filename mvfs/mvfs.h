@@ -275,10 +275,18 @@ struct mvfs_dirent {
 	char		name[];
 };
 
+/* Entries are packed into page-sized chunks, one allocation per page. */
+struct mvfs_dirchunk {
+	struct mvfs_dirchunk	*next;
+	unsigned int		used;
+	char			data[] __aligned(8);
+};
+
 struct mvfs_dirlist {
 	unsigned int		count;
 	unsigned int		size;
 	struct mvfs_dirent	**ents;
+	struct mvfs_dirchunk	*chunks;	/* the newest first */
 };
 
 /* store.c */
@@ -404,6 +412,7 @@ struct inode *mvfs_upper_inode(struct super_block *sb, struct dentry *upper,
 struct inode *mvfs_new_upper_inode(struct super_block *sb,
 				   struct dentry *upper,
 				   struct mvfs_view *view, char **path);
+void mvfs_inode_hash(struct inode *inode);
 void mvfs_copyattr(struct inode *inode);
 void mvfs_inode_attr(struct inode *inode, const struct mvfs_entry *e);
 bool mvfs_inode_readonly(struct inode *inode);
@@ -427,6 +436,8 @@ u64 mvfs_ino_prefix(struct mvfs_view *v, const char *dir);
 u64 mvfs_ino_child(u64 prefix, const char *name, unsigned int len);
 unsigned long mvfs_names_stamp(struct mvfs_sb_info *sbi);
 void mvfs_dentry_stamp(struct dentry *dentry, unsigned long stamp);
+void mvfs_dentry_defer(struct dentry *dentry);
+bool mvfs_dentry_deferred(struct dentry *dentry);
 bool mvfs_negative_valid(struct dentry *dentry);
 
 /* dir.c */
