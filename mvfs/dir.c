@@ -174,20 +174,24 @@ out:
 
 /*
  * May the lookup of Q in DIR be left to the create that follows it, as
- * NFS leaves an exclusive create's (O_CREAT | O_EXCL, mkdir, mknod,
- * symlink, link)?  Only when DIR shows no tree, Q names no version, and
- * the caller may create in DIR: then the create is sure to be called,
- * and looks Q up in the private directory itself, failing with EEXIST
- * where Q is taken, as ext2 would.  The dentry stays unhashed until the
- * create makes it (mvfs_instantiate()).
+ * NFS leaves an exclusive create's?  Only for open(O_CREAT | O_EXCL),
+ * when DIR shows no tree, Q names no version, and the caller may create
+ * in DIR: then nothing stands between this lookup and ->create, which
+ * looks Q up in the private directory itself and says EEXIST where Q is
+ * taken, as ext2 would.  (mkdir, mknod, symlink and link look up with
+ * LOOKUP_EXCL too, but the VFS checks more before their call, which
+ * would then answer EPERM or EXDEV where ext2 says EEXIST.)  The dentry
+ * stays unhashed until the create makes it (mvfs_instantiate()).  One
+ * case differs from ext2, as on NFS: on a read-only bind mount of /view,
+ * which a lookup cannot see, O_EXCL of a name that is taken says EROFS.
  */
 static bool mvfs_lookup_deferred(struct inode *dir, const struct qstr *q,
 				 unsigned int flags)
 {
-	unsigned int want = LOOKUP_CREATE | LOOKUP_EXCL;
+	unsigned int want = LOOKUP_OPEN | LOOKUP_CREATE | LOOKUP_EXCL;
 
-	if ((flags & (want | LOOKUP_RENAME_TARGET)) != want ||
-	    mvfs_dir_shows_tree(dir) || mvfs_version_split(q->name, q->len))
+	if ((flags & want) != want || mvfs_dir_shows_tree(dir) ||
+	    mvfs_version_split(q->name, q->len))
 		return false;
 	return !inode_permission(&init_user_ns, dir, MAY_WRITE | MAY_EXEC);
 }
@@ -207,9 +211,11 @@ static struct dentry *mvfs_lookup(struct inode *dir, struct dentry *dentry,
 
 	if (q->len > MVFS_ENTRY_NAME_MAX)
 		return ERR_PTR(-ENAMETOOLONG);	/* as ext2 says */
-	mvfs_dentry_stamp(dentry, stamp);
-	if (mvfs_lookup_deferred(dir, q, flags))
+	if (mvfs_lookup_deferred(dir, q, flags)) {
+		mvfs_dentry_defer(dentry);
 		return NULL;
+	}
+	mvfs_dentry_stamp(dentry, stamp);
 	inode = mvfs_lookup_upper(dir, q, &wh);
 	if (!inode && !wh)
 		inode = mvfs_lookup_lower(dir, q);

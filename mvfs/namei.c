@@ -49,33 +49,19 @@ int mvfs_lower_has(struct inode *dir, const struct qstr *name)
 }
 
 /*
- * When mvfs_lookup() left the lookup of DENTRY (negative, unhashed) to
- * the create: is its name free in DIR's tree, which DIR may show since?
- * With PRIVATE, among DIR's private entries too, for a create that has
- * other errors to give first (ext2 says EEXIST before them).  Return: 0,
- * -EEXIST or -errno.
+ * When mvfs_lookup() left the lookup of DENTRY (negative) to the create:
+ * is its name free in DIR's tree, which DIR may show since?  The create
+ * finds out about the private entries itself.  Return: 0, -EEXIST or
+ * -errno.
  */
-static int mvfs_name_free(struct inode *dir, struct dentry *dentry,
-			  bool private)
+static int mvfs_name_free(struct inode *dir, struct dentry *dentry)
 {
-	struct dentry *udir = mvfs_upper(dir), *u;
-	int err;
+	int lower;
 
-	if (!d_unhashed(dentry))
+	if (!mvfs_dentry_deferred(dentry))
 		return 0;
-	err = mvfs_lower_has(dir, &dentry->d_name);
-	if (err)
-		return err > 0 ? -EEXIST : err;
-	if (!private || !udir)
-		return 0;
-	u = mvfs_priv_lookup(MVFS_SB(dir->i_sb), udir, dentry->d_name.name,
-			     dentry->d_name.len);
-	if (IS_ERR(u))
-		return PTR_ERR(u);
-	if (d_is_positive(u) && !mvfs_is_whiteout(u))
-		err = -EEXIST;
-	dput(u);
-	return err;
+	lower = mvfs_lower_has(dir, &dentry->d_name);
+	return lower > 0 ? -EEXIST : lower;
 }
 
 /* DENTRY, negative, takes INODE; hashed too if its lookup was deferred. */
@@ -183,7 +169,7 @@ static int __mvfs_new_entry(struct inode *dir, struct dentry *dentry,
 	char *path;
 	int err;
 
-	err = mvfs_name_free(dir, dentry, false);
+	err = mvfs_name_free(dir, dentry);
 	if (!err)
 		err = mvfs_begin(dentry);
 	if (err)
@@ -252,13 +238,9 @@ int mvfs_mknod(struct user_namespace *mnt_userns, struct inode *dir,
 	       struct dentry *dentry, umode_t mode, dev_t rdev)
 {
 	struct mvfs_new n = { .mode = mode, .rdev = rdev };
-	int err;
 
-	/* Would read as a whiteout; a name that is taken says so first. */
-	if (S_ISCHR(mode) && rdev == WHITEOUT_DEV) {
-		err = mvfs_name_free(dir, dentry, true);
-		return err ? err : -EPERM;
-	}
+	if (S_ISCHR(mode) && rdev == WHITEOUT_DEV)
+		return -EPERM;	/* would read as a whiteout */
 	return mvfs_new_entry(dir, dentry, &n);
 }
 
@@ -279,9 +261,6 @@ static int __mvfs_link(struct dentry *old, struct inode *dir,
 	struct dentry *udir, *u;
 	int err;
 
-	err = mvfs_name_free(dir, dentry, true);
-	if (err)
-		return err;
 	/* Views are separate trees: nothing is shared between two. */
 	if (MVFS_I(inode)->view != MVFS_I(dir)->view)
 		return -EXDEV;
@@ -302,6 +281,7 @@ static int __mvfs_link(struct dentry *old, struct inode *dir,
 	}
 	inode_unlock(d_inode(udir));
 	if (!err) {
+		mvfs_inode_hash(inode);
 		ihold(inode);
 		mvfs_instantiate(dentry, inode);
 		mvfs_copyattr(inode);

@@ -111,6 +111,30 @@ void mvfs_dentry_stamp(struct dentry *dentry, unsigned long stamp)
 }
 
 /**
+ * mvfs_dentry_defer - mark a dentry whose lookup is left to its create
+ * @dentry: the dentry, unhashed (mvfs_lookup() returns NULL for it)
+ *
+ * It has no stamp: it is made, or dropped, before anyone else sees it.
+ */
+void mvfs_dentry_defer(struct dentry *dentry)
+{
+	WRITE_ONCE(dentry->d_fsdata, NULL);
+}
+
+/**
+ * mvfs_dentry_deferred - was the lookup of this negative dentry left to
+ * the create that is making it
+ * @dentry: the dentry, negative, its parent locked
+ *
+ * Return: true if so (and the create must find out whether the name is
+ * taken).
+ */
+bool mvfs_dentry_deferred(struct dentry *dentry)
+{
+	return d_unhashed(dentry) && !READ_ONCE(dentry->d_fsdata);
+}
+
+/**
  * mvfs_negative_valid - may a negative dentry be trusted (RCU-safe)
  * @dentry: the negative dentry
  *

@@ -3,10 +3,11 @@
  * mkname OP PATH [FROM]: one call that makes the name PATH, and what it
  * gave: "ok" or the errno's name.  OP: creat (open with O_CREAT |
  * O_EXCL), mkdir, symlink (to FROM), link (of FROM), whiteout (mknod
- * of a character device 0/0, as overlayfs and mvfs mark a removal).
+ * of a character device 0/0, as overlayfs and mvfs mark a removal),
+ * chrdev (mknod of the character device 1/3, /dev/null's).
  *
- * For the exclusive creates whose lookup mvfs leaves to the create:
- * the test compares what a view and ext2 say.  Exit status 0 when the
+ * For the exclusive creates, whose lookup mvfs leaves to the create for
+ * open: the test compares what a view and ext2 say.  Exit status 0 when the
  * call was made, 2 on bad usage.
  */
 #include <errno.h>
@@ -33,6 +34,8 @@ static int run(const char *op, const char *path, const char *from)
 		return link(from, path);
 	if (!strcmp(op, "whiteout"))
 		return mknod(path, S_IFCHR | 0600, makedev(0, 0));
+	if (!strcmp(op, "chrdev"))
+		return mknod(path, S_IFCHR | 0600, makedev(1, 3));
 	errno = EINVAL;
 	return -2;
 }
