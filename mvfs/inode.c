@@ -387,23 +387,6 @@ static struct inode *__mvfs_upper_inode(struct super_block *sb,
 	struct inode *inode;
 	int err;
 
-	if (fresh) {
-		/*
-		 * Left unhashed: the dentry of its one name holds it, so
-		 * nothing looks its private entry up by name until a hard
-		 * link gives it a second one (mvfs_inode_hash()).
-		 */
-		inode = new_inode(sb);
-		if (!inode)
-			return ERR_PTR(-ENOMEM);
-		mvfs_iget_set(inode, &key);
-		err = mvfs_upper_fill(inode, upper, view, path, true);
-		if (err) {
-			iput(inode);
-			return ERR_PTR(err);
-		}
-		return inode;
-	}
 	inode = iget5_locked(sb, (unsigned long)d_inode(upper),
 			     mvfs_iget_test, mvfs_iget_set, &key);
 	if (!inode)
@@ -450,21 +433,6 @@ struct inode *mvfs_new_upper_inode(struct super_block *sb,
 				   struct mvfs_view *view, char **path)
 {
 	return __mvfs_upper_inode(sb, upper, view, path, true);
-}
-
-/**
- * mvfs_inode_hash - hash a private inode that was made unhashed
- * @inode: the inode of a private entry, which takes a second name
- *
- * Caller holds @inode's i_rwsem (vfs_link() does), so that two links do
- * not both hash it.  From then on a lookup of any of its names finds it.
- */
-void mvfs_inode_hash(struct inode *inode)
-{
-	lockdep_assert_held(&inode->i_rwsem);
-	if (inode_unhashed(inode))
-		__insert_inode_hash(inode,
-				    (unsigned long)d_inode(mvfs_upper(inode)));
 }
 
 /* The view's top takes its owner and mode from the view's record. */

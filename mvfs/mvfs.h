@@ -412,7 +412,6 @@ struct inode *mvfs_upper_inode(struct super_block *sb, struct dentry *upper,
 struct inode *mvfs_new_upper_inode(struct super_block *sb,
 				   struct dentry *upper,
 				   struct mvfs_view *view, char **path);
-void mvfs_inode_hash(struct inode *inode);
 void mvfs_copyattr(struct inode *inode);
 void mvfs_inode_attr(struct inode *inode, const struct mvfs_entry *e);
 bool mvfs_inode_readonly(struct inode *inode);

@@ -281,7 +281,6 @@ static int __mvfs_link(struct dentry *old, struct inode *dir,
 	}
 	inode_unlock(d_inode(udir));
 	if (!err) {
-		mvfs_inode_hash(inode);
 		ihold(inode);
 		mvfs_instantiate(dentry, inode);
 		mvfs_copyattr(inode);
