@@ -282,7 +282,7 @@ static int __mvfs_link(struct dentry *old, struct inode *dir,
 	inode_unlock(d_inode(udir));
 	if (!err) {
 		ihold(inode);
-		mvfs_instantiate(dentry, inode);
+		d_instantiate(dentry, inode);
 		mvfs_copyattr(inode);
 		MVFS_I(inode)->wgen = atomic64_inc_return(&sbi->wgen);
 	}
