@@ -151,50 +151,57 @@ static int mvfs_file_open(struct inode *inode, struct file *file)
 }
 
 /*
- * The file to stack on, referenced (fput it), or NULL for an empty
- * element.  A file opened before its element was copied up (through
- * another descriptor) moves to the private copy, as it would on ext2
- * see the other descriptor's writes.
+ * The file to stack on (fdput() it; .file NULL for an empty element).
+ * A file opened before its element was copied up (through another
+ * descriptor) moves to the private copy, as it would on ext2 see the
+ * other descriptor's writes.  Once a file is private, its ->real stays
+ * until ->release, which cannot run while the caller holds FILE: no
+ * reference is taken then, as fdget() takes none for an unshared table.
  */
-static struct file *mvfs_real_get(struct file *file)
+static struct fd mvfs_real_fdget(struct file *file)
 {
 	struct mvfs_file *mf = file->private_data;
 	struct inode *inode = file_inode(file);
 	struct file *real, *fresh, *old = NULL;
 	bool stale;
 
+	/* Pairs with the release below, after ->real is set. */
+	if (!smp_load_acquire(&mf->lower))
+		return (struct fd){ .file = mf->real };
 	spin_lock(&mf->lock);
 	real = mf->real ? get_file(mf->real) : NULL;
 	stale = mf->lower && mvfs_upper(inode);
 	spin_unlock(&mf->lock);
 	if (!stale)
-		return real;
+		goto out;
 	fresh = mvfs_real_open(file);
 	if (IS_ERR_OR_NULL(fresh))
-		return real;
+		goto out;
 	spin_lock(&mf->lock);
 	if (mf->lower) {
 		old = mf->real;
 		mf->real = get_file(fresh);
-		mf->lower = false;
+		/* ->real before ->lower: pairs with the acquire above. */
+		smp_store_release(&mf->lower, false);
 	}
 	spin_unlock(&mf->lock);
 	if (old)
 		fput(old);
 	if (real)
 		fput(real);
-	return fresh;
+	real = fresh;
+out:
+	return (struct fd){ .file = real, .flags = real ? FDPUT_FPUT : 0 };
 }
 
 static ssize_t mvfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
-	struct file *real = mvfs_real_get(iocb->ki_filp);
+	struct fd real = mvfs_real_fdget(iocb->ki_filp);
 	ssize_t n = 0;
 
-	if (real && iov_iter_count(to))
-		n = vfs_iter_read(real, to, &iocb->ki_pos, 0);
-	if (real)
-		fput(real);
+	if (real.file && iov_iter_count(to))
+		n = vfs_iter_read(real.file, to, &iocb->ki_pos, 0);
+	fdput(real);
 	return n;
 }
 
@@ -216,45 +223,41 @@ static ssize_t mvfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	struct file *file = iocb->ki_filp;
 	struct inode *inode = file_inode(file);
 	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
+	struct fd real = mvfs_real_fdget(file);
 	const struct cred *old;
-	struct file *real;
-	ssize_t n;
+	ssize_t n = -EBADF;
 
-	real = mvfs_real_get(file);
-	n = -EBADF;
-	if (!real || !mvfs_upper(inode))
+	if (!real.file || !mvfs_upper(inode))
 		goto out_put;
 	inode_lock(inode);
 	/* Setuid and setgid go as on ext2: judged with the caller's creds. */
 	n = file_remove_privs(file);
 	if (n)
 		goto out_unlock;
-	mvfs_sync_flags(file, real);
+	mvfs_sync_flags(file, real.file);
 	old = override_creds(sbi->creds);
-	file_start_write(real);
-	n = vfs_iter_write(real, from, &iocb->ki_pos, 0);
-	file_end_write(real);
+	file_start_write(real.file);
+	n = vfs_iter_write(real.file, from, &iocb->ki_pos, 0);
+	file_end_write(real.file);
 	revert_creds(old);
 	mvfs_copyattr(inode);
 	MVFS_I(inode)->wgen = atomic64_inc_return(&sbi->wgen);
 out_unlock:
 	inode_unlock(inode);
 out_put:
-	if (real)
-		fput(real);
+	fdput(real);
 	return n;
 }
 
 static int mvfs_fsync(struct file *file, loff_t start, loff_t end,
 		      int datasync)
 {
-	struct file *real = mvfs_real_get(file);
+	struct fd real = mvfs_real_fdget(file);
 	int err = 0;
 
-	if (real) {
-		err = vfs_fsync_range(real, start, end, datasync);
-		fput(real);
-	}
+	if (real.file)
+		err = vfs_fsync_range(real.file, start, end, datasync);
+	fdput(real);
 	return err;
 }
 
@@ -262,35 +265,33 @@ static long mvfs_fallocate(struct file *file, int mode, loff_t off,
 			   loff_t len)
 {
 	struct inode *inode = file_inode(file);
-	struct file *real = mvfs_real_get(file);
+	struct fd real = mvfs_real_fdget(file);
 	const struct cred *old;
 	long err = -EBADF;
 
-	if (real && mvfs_upper(inode)) {
+	if (real.file && mvfs_upper(inode)) {
 		old = override_creds(MVFS_SB(inode->i_sb)->creds);
-		err = vfs_fallocate(real, mode, off, len);
+		err = vfs_fallocate(real.file, mode, off, len);
 		revert_creds(old);
 		mvfs_copyattr(inode);
 	}
-	if (real)
-		fput(real);
+	fdput(real);
 	return err;
 }
 
 static int mvfs_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	struct file *real = mvfs_real_get(file);
+	struct fd real = mvfs_real_fdget(file);
 	const struct cred *old;
 	int err = -ENODEV;
 
-	if (real && real->f_op->mmap) {
-		vma_set_file(vma, real);
+	if (real.file && real.file->f_op->mmap) {
+		vma_set_file(vma, real.file);
 		old = override_creds(MVFS_SB(file_inode(file)->i_sb)->creds);
 		err = call_mmap(vma->vm_file, vma);
 		revert_creds(old);
 	}
-	if (real)
-		fput(real);
+	fdput(real);
 	return err;
 }
 
