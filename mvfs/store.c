@@ -17,6 +17,7 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/namei.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include "mvfs.h"
 #include "store_int.h"
@@ -100,7 +101,11 @@ out_revert:
 	return file;
 }
 
-/* Read exactly LEN bytes at POS: 0, or -EIO (short read) or -errno. */
+/*
+ * Read exactly LEN bytes at POS: 0, or -EIO (short read) or -errno.  A
+ * read that a fatal signal cut short (the page cache stops at a page it
+ * would have to wait for) is -EINTR: the store is not to blame for it.
+ */
 int mvfs_read_at(struct file *file, void *buf, size_t len, u64 pos)
 {
 	loff_t p = pos;
@@ -108,7 +113,9 @@ int mvfs_read_at(struct file *file, void *buf, size_t len, u64 pos)
 
 	if (n < 0)
 		return n;
-	return n == len ? 0 : -EIO;
+	if (n == len)
+		return 0;
+	return fatal_signal_pending(current) ? -EINTR : -EIO;
 }
 
 /* A record of the pack breaks a rule: -EIO, and one line logged. */

@@ -217,6 +217,7 @@ static int mvfs_batch_entry(struct mvfs_sb_info *sbi, struct mvfs_batch *b,
 			    struct mvfs_entry *e)
 {
 	u32 name_off = le32_to_cpu(b->d[i].name_off);
+	int err;
 
 	if (!mvfs_entry_decode(&b->d[i], e, bounds))
 		return mvfs_corrupt(sbi, "entry", off);
@@ -224,11 +225,15 @@ static int mvfs_batch_entry(struct mvfs_sb_info *sbi, struct mvfs_batch *b,
 	if ((u64)name_off + e->name_len > names_len ||
 	    e->name_len > MVFS_ENTRY_NAME_MAX)
 		return mvfs_corrupt(sbi, "entry name", off);
-	if (names_lo >= 0)
+	if (names_lo >= 0) {
 		memcpy(e->name, b->names + name_off - names_lo, e->name_len);
-	else if (mvfs_read_at(sbi->pack, e->name, e->name_len,
-			      names + name_off))
-		return mvfs_corrupt(sbi, "entry name", off);
+	} else {
+		err = mvfs_read_at(sbi->pack, e->name, e->name_len,
+				   names + name_off);
+		if (err)
+			return mvfs_pack_read_failed(sbi, err, "entry name",
+						     off);
+	}
 	e->name[e->name_len] = '\0';
 	if (!mvfs_entry_name_ok(e->name, e->name_len))
 		return mvfs_corrupt(sbi, "entry name", off);
