@@ -385,7 +385,11 @@ static int mvfs_copy_up_one(struct dentry *dentry)
 		mvfs_copyattr(inode);
 	}
 	pr_debug("copy-up %pd2: %d\n", dentry, err);
-	/* A disk that fails its writes is said, once in a while. */
+	/*
+	 * Said once in a while: a disk that fails the copy's writes or
+	 * flushes (or a store object that cannot be read, logged as such
+	 * already).
+	 */
 	if (err == -EIO && mvfs_log_fail_ok(sbi))
 		pr_err("store %s: copy-up of %pd: %d\n", sbi->store_name,
 		       dentry, err);

@@ -91,8 +91,11 @@ unsigned int mvfs_files_open(struct mvfs_sb_info *sbi, struct mvfs_view *v)
 	return n;
 }
 
-/* The content to stack on: the private file, or the element's object. */
-static struct file *mvfs_real_open(struct file *file)
+/*
+ * The content to stack on: the private file, or the element's object
+ * (*LOWER set then: NULL for an empty element).
+ */
+static struct file *mvfs_real_open(struct file *file, bool *lower)
 {
 	struct inode *inode = file_inode(file);
 	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
@@ -100,6 +103,8 @@ static struct file *mvfs_real_open(struct file *file)
 	struct dentry *upper = mvfs_upper(inode);
 	int flags = file->f_flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC);
 
+	/* What was opened, not what is there by now: a copy-up may end. */
+	*lower = !upper;
 	if (upper)
 		return mvfs_priv_open(sbi, upper, flags);
 	if (!MVFS_I(inode)->ref)
@@ -119,6 +124,7 @@ static int mvfs_file_open(struct inode *inode, struct file *file)
 	struct dentry *upper;
 	struct mvfs_file *mf;
 	struct file *real;
+	bool lower = true;
 	int err = 0;
 
 	/*
@@ -133,7 +139,7 @@ static int mvfs_file_open(struct inode *inode, struct file *file)
 		if (!err && d_inode(upper)->i_nlink == 0)
 			err = -ESTALE;
 	}
-	real = err ? ERR_PTR(err) : mvfs_real_open(file);
+	real = err ? ERR_PTR(err) : mvfs_real_open(file, &lower);
 	if (write)
 		inode_unlock_shared(inode);
 	if (IS_ERR(real))
@@ -145,7 +151,7 @@ static int mvfs_file_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	}
 	mf->real = real;
-	mf->lower = !mvfs_upper(inode);
+	mf->lower = lower;
 	file->private_data = mf;
 	return 0;
 }
@@ -163,7 +169,7 @@ static struct fd mvfs_real_fdget(struct file *file)
 	struct mvfs_file *mf = file->private_data;
 	struct inode *inode = file_inode(file);
 	struct file *real, *fresh, *old = NULL;
-	bool stale;
+	bool stale, lower;
 
 	/* Pairs with the release below, after ->real is set. */
 	if (!smp_load_acquire(&mf->lower))
@@ -174,7 +180,8 @@ static struct fd mvfs_real_fdget(struct file *file)
 	spin_unlock(&mf->lock);
 	if (!stale)
 		goto out;
-	fresh = mvfs_real_open(file);
+	/* The private copy: upper, once set, stays. */
+	fresh = mvfs_real_open(file, &lower);
 	if (IS_ERR_OR_NULL(fresh))
 		goto out;
 	spin_lock(&mf->lock);

@@ -161,7 +161,8 @@ static int mvfs_view3_parse(struct mvfs_sb_info *sbi, struct mvfs_state *st,
 	err = mvfs_read_at(sbi->pack, text, len, off);
 	if (err) {
 		kvfree(text);
-		return -EIO;
+		/* A fatal signal or no memory: not the record's fault. */
+		return err == -EINTR || err == -ENOMEM ? err : -EIO;
 	}
 	st->cs[i].text = text;
 	st->cs[i].len = len;
