@@ -4,7 +4,7 @@
 # check.sh: the host side of `make check`.
 #
 #   check.sh -k BZIMAGE -i INITRAMFS -o OUTDIR [-T TIMEOUT] [-t PATTERN]
-#            [-s SUITES] [-B TEST_BIN_DIR] [-e NAME=VALUE]... [-X]
+#            [-s SUITES] [-B TEST_BIN_DIR] [-e NAME=VALUE]...
 #
 # Boots the guest once per suite (default: boot1, then boot2 on the same
 # fresh store image, then two guests sharing a store over NFS (nfs_pair);
@@ -18,9 +18,7 @@
 # with "N passed, N failed".  The exit status is non-zero when anything
 # failed.  Each -e NAME=VALUE is exported to the guest's tests (SEED,
 # ROUNDS, TORTURE: see tests/guest/run); the torture suite gets a random
-# SEED, printed, when none is given.  -X, with -s: run the host tests
-# and the self-tests too, as a run without -s does (the run beside the
-# others gets them: see below).
+# SEED, printed, when none is given.
 #
 # PATTERN selects the guest tests whose SUITE/NAME contains it, or one
 # of its |-separated alternatives (as
@@ -31,8 +29,8 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-timeout=600 pattern= suites= tbin= genv=() extras=
-while getopts k:i:o:T:t:s:B:e:X opt; do
+timeout=600 pattern= suites= tbin= genv=()
+while getopts k:i:o:T:t:s:B:e: opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	i) initrd=$OPTARG ;;
@@ -42,7 +40,6 @@ while getopts k:i:o:T:t:s:B:e:X opt; do
 	s) suites=$OPTARG ;;
 	B) tbin=$OPTARG ;;
 	e) genv+=(-e "$OPTARG") ;;
-	X) extras=1 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -393,7 +390,7 @@ case " ${genv[*]} " in
 *) genv+=(-e "SEED=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')") ;;
 esac
 host_tests=
-[ -z "$default$extras" ] ||
+[ -z "$default" ] ||
 	host_tests="host/e2fsck-repair host/e2fsck-refuse host/e2fsck-nameless host/share-9p"
 
 # T='A|B' selects what contains A or B: one alternative a line, for grep.
@@ -413,8 +410,7 @@ done
 for t in $host_tests; do
 	selected "$t" && run_host="$run_host $t"
 done
-if [ -n "$default$extras" ] &&
-   { [ -z "$pattern" ] || [ "$pattern" = harness ]; }; then
+if [ -n "$default" ] && { [ -z "$pattern" ] || [ "$pattern" = harness ]; }; then
 	run_harness=1
 fi
 if [ -z "$run_suites$run_host$run_harness" ]; then
@@ -428,9 +424,7 @@ fi
 # The machine has two cores and a guest's tests keep one busy: the
 # suites of their own stores run beside the others, as a second run of
 # this script (its output in side.out), whose results are counted here
-# when it ends.  The host tests and the self-tests, short boots each, go
-# to that side too, after its suites: it ends before the NFS pair here,
-# which they would otherwise follow.
+# when it ends.
 side= main=
 for suite in $run_suites; do
 	case $suite in
@@ -443,10 +437,9 @@ if [ -n "$side" ] && [ -n "$main" ]; then
 	echo "# running${side} beside${main} (output: $out/side.out)"
 	"$0" -k "$kernel" -i "$initrd" -o "$out/side" -T "$timeout" \
 		-t "$pattern" -s "${side# }" ${tbin:+-B "$tbin"} "${genv[@]}" \
-		${default:+-X} > "$out/side.out" 2>&1 &
+		> "$out/side.out" 2>&1 &
 	side_pid=$!
 	run_suites=$main
-	[ -z "$default" ] || run_host= run_harness=
 fi
 
 new_store "$out/store.img"
