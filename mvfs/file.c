@@ -184,6 +184,10 @@ static struct fd mvfs_real_fdget(struct file *file)
 	fresh = mvfs_real_open(file, &lower);
 	if (IS_ERR_OR_NULL(fresh))
 		goto out;
+	if (WARN_ON_ONCE(lower)) {	/* upper, once set, stays */
+		fput(fresh);
+		goto out;
+	}
 	spin_lock(&mf->lock);
 	if (mf->lower) {
 		old = mf->real;
