@@ -381,7 +381,7 @@ static int mvfs_copy_up_one(struct dentry *dentry)
 		/* Publish it complete: mvfs_upper() pairs with this. */
 		smp_store_release(&ei->upper, d);
 		WRITE_ONCE(ei->cu_target, NULL);
-		ei->wgen = atomic64_inc_return(&sbi->wgen);
+		mvfs_wgen_bump(inode);
 		mvfs_copyattr(inode);
 	}
 	pr_debug("copy-up %pd2: %d\n", dentry, err);

@@ -165,23 +165,23 @@ struct mvfs_lower_ctx {
 	int			err;
 };
 
-/* The private entry of this name, or NULL. */
+/* The private entry of this name, or NULL (none can be longer). */
 static struct mvfs_dirent *mvfs_dirlist_find(struct mvfs_lower_ctx *c,
 					     const char *name,
 					     unsigned int len)
 {
-	struct mvfs_dirent key_de = { .len = len }, *key = &key_de, **found;
-	struct mvfs_dirent *k;
+	union {
+		struct mvfs_dirent de;
+		char buf[sizeof(struct mvfs_dirent) + MVFS_ENTRY_NAME_MAX + 1];
+	} k;
+	struct mvfs_dirent *key = &k.de, **found;
 
-	k = kmalloc(sizeof(*k) + len + 1, GFP_KERNEL);
-	if (!k)
+	if (len > MVFS_ENTRY_NAME_MAX)
 		return NULL;
-	*k = key_de;
-	memcpy(k->name, name, len);
-	key = k;
+	k.de.len = len;
+	memcpy(k.de.name, name, len);
 	found = bsearch(&key, c->l->ents, c->nupper, sizeof(*c->l->ents),
 			mvfs_dirent_cmp);
-	kfree(k);
 	return found ? *found : NULL;
 }
 

@@ -121,7 +121,6 @@ static struct file *mvfs_real_open(struct file *file, bool *lower)
 static int mvfs_file_open(struct inode *inode, struct file *file)
 {
 	bool write = (file->f_mode & FMODE_WRITE) || (file->f_flags & O_TRUNC);
-	struct dentry *upper;
 	struct mvfs_file *mf;
 	struct file *real;
 	bool lower = true;
@@ -131,12 +130,12 @@ static int mvfs_file_open(struct inode *inode, struct file *file)
 	 * Against RETIRE, which looks for writers under the inode's lock:
 	 * a private file it removed meanwhile is -ESTALE, and the VFS looks
 	 * the name up again (LOOKUP_REVAL): no write goes to a retired copy.
+	 * (One the user unlinked opens as on ext2, through /proc/PID/fd.)
 	 */
 	if (write) {
 		inode_lock_shared(inode);
 		err = mvfs_copy_up(file->f_path.dentry);
-		upper = mvfs_upper(inode);
-		if (!err && d_inode(upper)->i_nlink == 0)
+		if (!err && MVFS_I(inode)->retired)
 			err = -ESTALE;
 	}
 	real = err ? ERR_PTR(err) : mvfs_real_open(file, &lower);
@@ -216,6 +215,23 @@ static ssize_t mvfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	return n;
 }
 
+/*
+ * The flags of this one call (pwritev2()'s RWF_*) that the real file's
+ * write must see: ext2 appends or syncs by them.
+ */
+static rwf_t mvfs_iocb_rwf(const struct kiocb *iocb)
+{
+	rwf_t rwf = 0;
+
+	if (iocb->ki_flags & IOCB_APPEND)
+		rwf |= RWF_APPEND;
+	if (iocb->ki_flags & IOCB_DSYNC)
+		rwf |= RWF_DSYNC;
+	if (iocb->ki_flags & IOCB_SYNC)
+		rwf |= RWF_SYNC;
+	return rwf;
+}
+
 /* O_APPEND and O_DIRECT may change with fcntl: follow them. */
 static void mvfs_sync_flags(struct file *file, struct file *real)
 {
@@ -248,11 +264,11 @@ static ssize_t mvfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	mvfs_sync_flags(file, real.file);
 	old = override_creds(sbi->creds);
 	file_start_write(real.file);
-	n = vfs_iter_write(real.file, from, &iocb->ki_pos, 0);
+	n = vfs_iter_write(real.file, from, &iocb->ki_pos, mvfs_iocb_rwf(iocb));
 	file_end_write(real.file);
 	revert_creds(old);
 	mvfs_copyattr(inode);
-	MVFS_I(inode)->wgen = atomic64_inc_return(&sbi->wgen);
+	mvfs_wgen_bump(inode);
 out_unlock:
 	inode_unlock(inode);
 out_put:
@@ -285,22 +301,47 @@ static long mvfs_fallocate(struct file *file, int mode, loff_t off,
 		err = vfs_fallocate(real.file, mode, off, len);
 		revert_creds(old);
 		mvfs_copyattr(inode);
+		if (!err)
+			mvfs_wgen_bump(inode);
 	}
 	fdput(real);
 	return err;
 }
 
+/* A fault in a mapping of an empty element: past its end, as on ext2. */
+static vm_fault_t mvfs_empty_fault(struct vm_fault *vmf)
+{
+	return VM_FAULT_SIGBUS;
+}
+
+static const struct vm_operations_struct mvfs_empty_vm_ops = {
+	.fault		= mvfs_empty_fault,
+};
+
+/*
+ * The mapping is the real file's.  Stores through a shared writable one
+ * are writes that mvfs never sees: its making counts as one for RETIRE,
+ * which keeps the copy while it is mapped (retire.c).
+ */
 static int mvfs_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	struct inode *inode = file_inode(file);
 	struct fd real = mvfs_real_fdget(file);
 	const struct cred *old;
 	int err = -ENODEV;
 
-	if (real.file && real.file->f_op->mmap) {
+	if (!real.file) {
+		/* An empty element (read-only: a write opens a copy). */
+		vma->vm_ops = &mvfs_empty_vm_ops;
+		err = 0;
+	} else if (real.file->f_op->mmap) {
 		vma_set_file(vma, real.file);
-		old = override_creds(MVFS_SB(file_inode(file)->i_sb)->creds);
+		old = override_creds(MVFS_SB(inode->i_sb)->creds);
 		err = call_mmap(vma->vm_file, vma);
 		revert_creds(old);
+		if (!err && (vma->vm_flags & VM_SHARED) &&
+		    (vma->vm_flags & VM_MAYWRITE))
+			mvfs_wgen_bump(inode);
 	}
 	fdput(real);
 	return err;

@@ -251,9 +251,10 @@ struct mvfs_inode_info {
 	struct mutex		cu_lock;	/* serialises copy-up */
 	struct dentry		*upper;	/* private entry; set once, acquire */
 	struct inode		*cu_target; /* the copy being put in place */
-	u64			wgen;	/* write generation; under inode lock */
+	u64			wgen;	/* write generation: mvfs_wgen_bump() */
 	u64			nlink_tree;	/* the tree nlink was counted in */
 	unsigned int		nlink;	/* its link count, 0 unknown; ONCE */
+	bool			retired; /* upper left by RETIRE; inode lock */
 };
 
 static inline struct mvfs_inode_info *MVFS_I(struct inode *inode)
@@ -264,6 +265,18 @@ static inline struct mvfs_inode_info *MVFS_I(struct inode *inode)
 static inline struct mvfs_sb_info *MVFS_SB(struct super_block *sb)
 {
 	return sb->s_fs_info;
+}
+
+/*
+ * A change to INODE's content or attributes: RETIRE keeps its private
+ * copy unless the generation is the one PRIVGEN gave (retire.c).  Most
+ * callers hold the inode's lock; ->mmap cannot take it (mmap_lock nests
+ * inside it), hence the ONCE accesses.
+ */
+static inline void mvfs_wgen_bump(struct inode *inode)
+{
+	WRITE_ONCE(MVFS_I(inode)->wgen,
+		   atomic64_inc_return(&MVFS_SB(inode->i_sb)->wgen));
 }
 
 /* A merged directory listing, built at the first readdir of an open dir. */

@@ -91,17 +91,23 @@ static void mvfs_end(struct inode *dir)
 	mvfs_copyattr(dir);
 }
 
-/* NAME in UDIR (locked), negative: a whiteout there is removed first. */
+/*
+ * NAME in UDIR (locked), negative: a whiteout there is removed first
+ * (*WH set), to be made again if what takes its place cannot be made
+ * (mvfs_make_over()).
+ */
 static struct dentry *mvfs_lookup_free(struct mvfs_sb_info *sbi,
 				       struct dentry *udir,
-				       const struct qstr *name)
+				       const struct qstr *name, bool *wh)
 {
 	struct dentry *u;
 	int err;
 
+	*wh = false;
 	u = lookup_one_len(name->name, udir, name->len);
 	if (IS_ERR(u) || !mvfs_is_whiteout(u))
 		goto out;
+	*wh = true;
 	err = mvfs_do_unlink(sbi, d_inode(udir), u);
 	dput(u);
 	u = err ? ERR_PTR(err) : lookup_one_len(name->name, udir, name->len);
@@ -159,6 +165,56 @@ static int mvfs_make(struct mvfs_sb_info *sbi, struct inode *udir,
 	return err;
 }
 
+/*
+ * mvfs_make() where a whiteout was (WH: mvfs_lookup_free() removed it):
+ * if the entry cannot be made (ENOSPC, EMLINK, ENOMEM), the whiteout is
+ * made again, so that the element it hid stays removed.
+ */
+static int mvfs_make_over(struct mvfs_sb_info *sbi, struct inode *udir,
+			  struct dentry *u, const struct mvfs_new *n, bool wh)
+{
+	int err = mvfs_make(sbi, udir, u, n);
+
+	if (err && wh && d_is_negative(u) &&
+	    mvfs_do_whiteout(sbi, udir, u) && mvfs_log_fail_ok(sbi))
+		pr_err("store %s: %pd2 could not be made, nor its whiteout again: the element shows\n",
+		       sbi->store_name, u);
+	return err;
+}
+
+/*
+ * Take back the entry NAME that mvfs_make_over() made in UDIR (unlocked),
+ * when no inode could be had for it: the view stays as it was, the
+ * whiteout it replaced (WH) made again.
+ */
+static void mvfs_unmake(struct mvfs_sb_info *sbi, struct dentry *udir,
+			const struct qstr *name, bool wh)
+{
+	struct inode *dir = d_inode(udir);
+	struct dentry *u;
+	int err;
+
+	inode_lock_nested(dir, I_MUTEX_PARENT);
+	u = lookup_one_len(name->name, udir, name->len);
+	err = PTR_ERR_OR_ZERO(u);
+	if (!err && d_is_positive(u) && !mvfs_is_whiteout(u)) {
+		err = d_is_dir(u) ? mvfs_do_rmdir(sbi, dir, u) :
+		      mvfs_do_unlink(sbi, dir, u);
+		dput(u);
+		u = err ? NULL : lookup_one_len(name->name, udir, name->len);
+		err = err ?: PTR_ERR_OR_ZERO(u);
+		if (!err && wh)
+			err = d_is_negative(u) ?
+			      mvfs_do_whiteout(sbi, dir, u) : -EEXIST;
+	}
+	if (!IS_ERR_OR_NULL(u))
+		dput(u);
+	inode_unlock(dir);
+	if (err && mvfs_log_fail_ok(sbi))
+		pr_err("store %s: %pd/%.*s stays in the private area: %d\n",
+		       sbi->store_name, udir, name->len, name->name, err);
+}
+
 /* Create DENTRY (negative) in DIR as a new private entry. */
 static int __mvfs_new_entry(struct inode *dir, struct dentry *dentry,
 			    const struct mvfs_new *n)
@@ -167,6 +223,7 @@ static int __mvfs_new_entry(struct inode *dir, struct dentry *dentry,
 	struct dentry *udir, *u;
 	struct inode *inode;
 	char *path;
+	bool wh;
 	int err;
 
 	err = mvfs_name_free(dir, dentry);
@@ -176,10 +233,10 @@ static int __mvfs_new_entry(struct inode *dir, struct dentry *dentry,
 		return err;
 	udir = mvfs_upper(dir);
 	inode_lock_nested(d_inode(udir), I_MUTEX_PARENT);
-	u = mvfs_lookup_free(sbi, udir, &dentry->d_name);
+	u = mvfs_lookup_free(sbi, udir, &dentry->d_name, &wh);
 	err = PTR_ERR_OR_ZERO(u);
 	if (!err)
-		err = mvfs_make(sbi, d_inode(udir), u, n);
+		err = mvfs_make_over(sbi, d_inode(udir), u, n, wh);
 	inode_unlock(d_inode(udir));
 	if (err)
 		goto out;
@@ -191,6 +248,8 @@ static int __mvfs_new_entry(struct inode *dir, struct dentry *dentry,
 	err = PTR_ERR_OR_ZERO(inode);
 	if (!err)
 		mvfs_instantiate(dentry, inode);
+	else
+		mvfs_unmake(sbi, udir, &dentry->d_name, wh);
 out:
 	if (!IS_ERR(u))
 		dput(u);
@@ -259,11 +318,14 @@ static int __mvfs_link(struct dentry *old, struct inode *dir,
 	struct mvfs_new n = { .mode = inode->i_mode };
 	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
 	struct dentry *udir, *u;
+	bool wh;
 	int err;
 
 	/* Views are separate trees: nothing is shared between two. */
 	if (MVFS_I(inode)->view != MVFS_I(dir)->view)
 		return -EXDEV;
+	if (MVFS_I(inode)->retired)	/* vfs_link() holds its lock */
+		return -ESTALE;
 
 	err = mvfs_copy_up(old);
 	if (!err)
@@ -273,10 +335,10 @@ static int __mvfs_link(struct dentry *old, struct inode *dir,
 	n.old = mvfs_upper(inode);
 	udir = mvfs_upper(dir);
 	inode_lock_nested(d_inode(udir), I_MUTEX_PARENT);
-	u = mvfs_lookup_free(sbi, udir, &dentry->d_name);
+	u = mvfs_lookup_free(sbi, udir, &dentry->d_name, &wh);
 	err = PTR_ERR_OR_ZERO(u);
 	if (!err) {
-		err = mvfs_make(sbi, d_inode(udir), u, &n);
+		err = mvfs_make_over(sbi, d_inode(udir), u, &n, wh);
 		dput(u);
 	}
 	inode_unlock(d_inode(udir));
@@ -284,7 +346,7 @@ static int __mvfs_link(struct dentry *old, struct inode *dir,
 		ihold(inode);
 		d_instantiate(dentry, inode);
 		mvfs_copyattr(inode);
-		MVFS_I(inode)->wgen = atomic64_inc_return(&sbi->wgen);
+		mvfs_wgen_bump(inode);
 	}
 	mvfs_end(dir);
 	return err;
@@ -342,7 +404,9 @@ out_unlock:
  * there at the end; when the tree has an element NAME (LOWER), a whiteout
  * made ahead in work/ takes the name (replacing a private file in one
  * rename).  If the whiteout cannot follow a moved directory, the
- * directory moves back.
+ * directory moves back.  A crash between those steps can show the
+ * element at NAME again, its directory moved and the whiteout not yet
+ * there (rename.c says more of crashes between steps).
  */
 static int mvfs_remove(struct inode *dir, struct dentry *udir,
 		       const struct qstr *name, struct dentry *upper,
@@ -394,7 +458,6 @@ out_work:
 static int mvfs_remove_entry(struct inode *dir, struct dentry *dentry,
 			     bool isdir)
 {
-	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
 	struct inode *inode = d_inode(dentry);
 	struct dentry *upper;
 	int lower, err;
@@ -419,7 +482,7 @@ static int mvfs_remove_entry(struct inode *dir, struct dentry *dentry,
 		else
 			mvfs_copyattr(inode);
 		inode->i_ctime = current_time(inode);
-		MVFS_I(inode)->wgen = atomic64_inc_return(&sbi->wgen);
+		mvfs_wgen_bump(inode);
 	}
 	mvfs_end(dir);
 	return err;
@@ -472,6 +535,8 @@ int mvfs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 
 	if (MVFS_I(inode)->kind == MVFS_VIEW)
 		return -EPERM;
+	if (MVFS_I(inode)->retired)
+		return -ESTALE;	/* the VFS looks the name up again */
 	err = setattr_prepare(&init_user_ns, dentry, attr);
 	if (!err)
 		err = mvfs_copy_up(dentry);
@@ -490,7 +555,7 @@ int mvfs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	revert_creds(old);
 	mnt_drop_write(sbi->store.mnt);
 	mvfs_copyattr(inode);
-	MVFS_I(inode)->wgen = atomic64_inc_return(&sbi->wgen);
+	mvfs_wgen_bump(inode);
 	return err;
 }
 

@@ -14,8 +14,12 @@
  * atomic) can leave: for a rename of an element, the element at both
  * names (the whiteout of the old name not yet in place); for an exchange,
  * one of the two entries in work/, its name showing the tree's element;
- * for a directory renamed over a removed element, that element showing
- * at the new name until the directory arrives.
+ * when what was at the new name moved to work/ first, the tree's element
+ * of that name (if any) showing there until the entry arrives.  Those
+ * are the states if the steps reach the disk in their order; ext2,
+ * mounted without dirsync, may write them in any order, so that after a
+ * crash the steps may show in any mix, as for any renames on ext2 that
+ * no fsync ordered.
  *
  * Locking: the VFS holds the i_rwsem of both mvfs directories (and of
  * the victims); the steps take the store's locks themselves.
@@ -64,11 +68,13 @@ static int mvfs_rename_prepare(struct dentry *od, struct dentry *nd)
 
 /*
  * Does what the private area has at ND's name have to move away first?
- * A directory (the empty one replaced, with its whiteouts), or a whiteout
- * that a directory cannot replace.  1, 0 or -errno.
+ * A directory (the empty one replaced, with its whiteouts), a whiteout
+ * that a directory cannot replace, or, when the rename takes steps (a
+ * whiteout follows it: STEPS), anything there: a step failing after it
+ * was replaced could not bring it back.  1, 0 or -errno.
  */
 static int mvfs_target_in_way(struct mvfs_sb_info *sbi, struct dentry *und,
-			      struct dentry *nd, bool src_dir)
+			      struct dentry *nd, bool src_dir, bool steps)
 {
 	struct dentry *u;
 	int ret;
@@ -76,7 +82,8 @@ static int mvfs_target_in_way(struct mvfs_sb_info *sbi, struct dentry *und,
 	u = mvfs_priv_lookup(sbi, und, nd->d_name.name, nd->d_name.len);
 	if (IS_ERR(u))
 		return PTR_ERR(u);
-	ret = d_is_dir(u) || (src_dir && mvfs_is_whiteout(u));
+	ret = d_is_dir(u) || (src_dir && mvfs_is_whiteout(u)) ||
+	      (steps && d_is_positive(u));
 	dput(u);
 	return ret;
 }
@@ -85,8 +92,8 @@ static int mvfs_target_in_way(struct mvfs_sb_info *sbi, struct dentry *und,
  * The steps of a rename of OD (in UOD) to ND (in UND), with WORK:
  * 1. when the tree has an element at the old name (LOWER), a whiteout
  *    for it is made in work/;
- * 2. what is in the way at the new name (IN_WAY) moves to work/ (X);
- * 3. the entry moves to the new name, replacing a private file there;
+ * 2. what is at the new name (IN_WAY) moves to work/ (X);
+ * 3. the entry moves to the new name;
  * 4. the whiteout takes the old name.
  * What is in work/ at the end is dropped.
  */
@@ -142,7 +149,7 @@ static int mvfs_rename_steps(struct inode *odir, struct dentry *od,
 	struct dentry *work;
 	int in_way, err;
 
-	in_way = mvfs_target_in_way(sbi, und, nd, S_ISDIR(src->i_mode));
+	in_way = mvfs_target_in_way(sbi, und, nd, S_ISDIR(src->i_mode), lower);
 	if (in_way < 0)
 		return in_way;
 	if (!lower && !in_way)
@@ -216,8 +223,7 @@ static int mvfs_exchange(struct dentry *od, struct dentry *nd)
 }
 
 /* After a rename: the replaced target's link count and times. */
-static void mvfs_rename_done(struct mvfs_sb_info *sbi, struct dentry *od,
-			     struct inode *target)
+static void mvfs_rename_done(struct dentry *od, struct inode *target)
 {
 	if (target) {
 		if (S_ISDIR(target->i_mode) || !mvfs_upper(target)) {
@@ -227,7 +233,7 @@ static void mvfs_rename_done(struct mvfs_sb_info *sbi, struct dentry *od,
 			mvfs_copyattr(target);
 		}
 	}
-	MVFS_I(d_inode(od))->wgen = atomic64_inc_return(&sbi->wgen);
+	mvfs_wgen_bump(d_inode(od));
 }
 
 static int __mvfs_rename(struct inode *odir, struct dentry *od,
@@ -250,7 +256,7 @@ static int __mvfs_rename(struct inode *odir, struct dentry *od,
 	lower = mvfs_lower_has(odir, &od->d_name);
 	err = lower < 0 ? lower : mvfs_rename_steps(odir, od, ndir, nd, lower);
 	if (!err)
-		mvfs_rename_done(sbi, od, target);
+		mvfs_rename_done(od, target);
 	mnt_drop_write(sbi->store.mnt);
 	mvfs_copyattr(odir);
 	mvfs_copyattr(ndir);

@@ -111,7 +111,19 @@ static int mvfs_priv_req_dir(struct mvfs_priv_req *r, struct file *file)
 	return err;
 }
 
-/* PRIVGEN: the generation of the private entry; 0 for a whiteout. */
+/* Open for writing, or mapped so, through the view or in the store. */
+static bool mvfs_priv_busy(struct inode *inode)
+{
+	return atomic_read(&inode->i_writecount) > 0 ||
+	       atomic_read(&d_inode(mvfs_upper(inode))->i_writecount) > 0;
+}
+
+/*
+ * PRIVGEN: the generation of the private entry; 0 for a whiteout.  An
+ * entry open for writing may be written through a shared mapping, which
+ * leaves no trace, after the tools read it and before RETIRE: it moves
+ * to a new generation, so that RETIRE keeps it.
+ */
 static int mvfs_privgen(struct mvfs_priv_req *r)
 {
 	struct inode *dir = d_inode(r->dir.dentry);
@@ -126,7 +138,9 @@ static int mvfs_privgen(struct mvfs_priv_req *r)
 	r->arg.gen = 0;
 	if (d_really_is_positive(d) && mvfs_upper(d_inode(d))) {
 		inode_lock(d_inode(d));
-		r->arg.gen = MVFS_I(d_inode(d))->wgen;
+		r->arg.gen = READ_ONCE(MVFS_I(d_inode(d))->wgen);
+		if (mvfs_priv_busy(d_inode(d)))
+			mvfs_wgen_bump(d_inode(d));
 		inode_unlock(d_inode(d));
 		err = 0;
 	} else if (d_really_is_negative(d)) {
@@ -198,6 +212,9 @@ static int mvfs_retire_entry(struct mvfs_priv_req *r, struct dentry *d)
 		dput(u);
 	}
 	inode_unlock(d_inode(udir));
+	/* An open or a setattr that found it before now: -ESTALE. */
+	if (!err)
+		ei->retired = true;
 	return err;
 }
 
@@ -207,22 +224,21 @@ static int mvfs_retire_found(struct mvfs_priv_req *r, struct dentry *d)
 	struct inode *inode = d_inode(d);
 	struct dentry *upper = mvfs_upper(inode);
 	bool force = r->arg.flags & MVFS_PRIV_FORCE, busy;
-	struct mvfs_origin o;
+	struct mvfs_origin o = {};
 	int err;
 
-	busy = atomic_read(&inode->i_writecount) > 0 ||
-	       atomic_read(&d_inode(upper)->i_writecount) > 0;
+	busy = mvfs_priv_busy(inode);
 	if (force && busy) {
 		err = -EBUSY;
-	} else if (!force && (busy || MVFS_I(inode)->wgen != r->arg.gen)) {
+	} else if (!force &&
+		   (busy || READ_ONCE(MVFS_I(inode)->wgen) != r->arg.gen)) {
 		/* Changed since it was read: keep it, up to date now. */
 		err = mvfs_origin_get(MVFS_SB(inode->i_sb), upper, &o);
 		if (!err || err == -ENODATA)
 			err = mvfs_origin_set(MVFS_SB(inode->i_sb), upper,
 					      r->arg.rev, inode->i_ino,
-					      err ? r->path : o.path);
-		if (!err)
-			kfree(o.path);
+					      o.path ? o.path : r->path);
+		kfree(o.path);
 		err = err ? err : -ESTALE;
 	} else {
 		err = mvfs_retire_entry(r, d);

@@ -109,8 +109,14 @@ static int mvfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 	if (ei->kind == MVFS_VIEW || ei->kind == MVFS_HIST)
 		return 1;
 	upper = mvfs_upper(inode);
-	if (upper)	/* removed by retire, or the last link went */
-		return d_inode(upper)->i_nlink != 0;
+	if (upper) {	/* removed by retire, or the last link went */
+		/* In RCU walk the inode may be going: its upper with it. */
+		struct inode *u = d_inode_rcu(upper);
+
+		if (!u)
+			return -ECHILD;
+		return READ_ONCE(u->i_nlink) != 0;
+	}
 	if (READ_ONCE(v->sel) == READ_ONCE(ei->sel))
 		return 1;
 	if (flags & LOOKUP_RCU)

@@ -61,6 +61,7 @@ static const struct op ops[] = {
 	{ "close", op_close, 4, F_SLOT },
 	{ "write", op_write, 7, F_SLOT | F_DATA },
 	{ "pwrite", op_pwrite, 6, F_SLOT | F_DATA },
+	{ "pwritev2", op_pwritev2, 3, F_SLOT | F_DATA },
 	{ "read", op_read, 5, F_SLOT },
 	{ "pread", op_pread, 5, F_SLOT },
 	{ "lseek", op_lseek, 2, F_SLOT },

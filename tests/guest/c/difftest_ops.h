@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include "difftest_tree.h"
 
 /* Every operation has the same arguments, and few use all of them. */
@@ -109,6 +110,19 @@ static long op_write(int s, struct args *a, struct res *r)
 static long op_pwrite(int s, struct args *a, struct res *r)
 {
 	return pwrite(fd_of(s, a), wbuf, a->len, a->off);
+}
+
+/*
+ * pwritev2 with a flag of its own: none, RWF_APPEND, RWF_DSYNC or
+ * RWF_SYNC; at the file offset (-1) now and then.
+ */
+static long op_pwritev2(int s, struct args *a, struct res *r)
+{
+	static const int how[] = { 0, RWF_APPEND, RWF_DSYNC, RWF_SYNC };
+	struct iovec iov = { .iov_base = wbuf, .iov_len = a->len };
+
+	return pwritev2(fd_of(s, a), &iov, 1, a->bits & 8 ? -1 : a->off,
+			how[(a->bits >> 4) % 4]);
 }
 
 static long read_res(int s, struct res *r, long ret)

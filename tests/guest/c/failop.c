@@ -4,7 +4,8 @@
  * failing (the kernel's fail-nth: the Nth slab or page allocation that
  * failslab or fail_page_alloc may fail, counted in this thread), so that
  * a test can walk every allocation of the call.  OP: rename, exchange
- * (renameat2 RENAME_EXCHANGE), unlink, rmdir.
+ * (renameat2 RENAME_EXCHANGE), unlink, rmdir, creat (O_CREAT | O_EXCL,
+ * 0644, then close), mkdir (0755), link (PATH to PATH2).
  *
  * Prints "injected RESULT" when the Nth fault point was reached (the
  * failure was injected), "clean RESULT" when the call made fewer; RESULT
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/fs.h>
 
@@ -31,6 +33,15 @@ static int op_run(const char *op, const char *a, const char *b)
 		return unlink(a);
 	if (!strcmp(op, "rmdir"))
 		return rmdir(a);
+	if (!strcmp(op, "creat")) {
+		int fd = open(a, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+		return fd < 0 ? -1 : close(fd);
+	}
+	if (!strcmp(op, "mkdir"))
+		return mkdir(a, 0755);
+	if (!strcmp(op, "link") && b)
+		return link(a, b);
 	errno = EINVAL;
 	return -2;
 }

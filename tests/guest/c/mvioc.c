@@ -3,8 +3,8 @@
  * mvioc CMD [TAG]: issue one mvfs ioctl on /view (or $MVFS_ROOT) and print
  * its result, "0" or the errno's name: reload, idle TAG, pwv (prints the
  * tag too), setview TAG, register TAG DIR, unregister TAG [force],
- * privgen TAG PATH, retire TAG PATH [force].  TAG is taken byte for byte,
- * so that a test can pass any byte.
+ * privgen TAG PATH (prints the generation too), retire TAG PATH [force |
+ * GEN REV].  TAG is taken byte for byte, so that a test can pass any byte.
  * Exit status 0 when the ioctl succeeded, 1 when it failed, 2 for usage.
  */
 #include <errno.h>
@@ -27,15 +27,16 @@ static const char *ename(int e)
 	case EIO: return "EIO";
 	case EACCES: return "EACCES";
 	case ENOTTY: return "ENOTTY";
+	case ESTALE: return "ESTALE";
 	default: return strerror(e);
 	}
 }
 
-/* privgen TAG PATH, retire TAG PATH [force]. */
-static int priv_ioctl(int fd, int argc, char **argv)
+/* privgen TAG PATH, retire TAG PATH [force | GEN REV]. */
+static int priv_ioctl(int fd, int argc, char **argv, unsigned long long *gen)
 {
 	struct mvfs_ioc_priv p;
-	int retire = !strcmp(argv[1], "retire");
+	int retire = !strcmp(argv[1], "retire"), rc;
 
 	memset(&p, 0, sizeof(p));
 	p.size = sizeof(p);
@@ -43,13 +44,23 @@ static int priv_ioctl(int fd, int argc, char **argv)
 	p.path = (unsigned long)argv[3];
 	p.path_len = strlen(argv[3]);
 	p.rev = 1;
-	if (retire && argc > 4 && !strcmp(argv[4], "force"))
+	if (retire && argc == 5 && !strcmp(argv[4], "force")) {
 		p.flags = MVFS_PRIV_FORCE;
-	return ioctl(fd, retire ? MVFS_IOC_RETIRE : MVFS_IOC_PRIVGEN, &p);
+	} else if (retire && argc == 6) {
+		p.gen = strtoull(argv[4], NULL, 0);
+		p.rev = strtoull(argv[5], NULL, 0);
+	} else if (argc != 4) {
+		errno = 0;
+		return -2;
+	}
+	rc = ioctl(fd, retire ? MVFS_IOC_RETIRE : MVFS_IOC_PRIVGEN, &p);
+	*gen = p.gen;
+	return rc;
 }
 
 /* The commands that only root may give, and setview. */
-static int view_ioctl(int fd, int argc, char **argv, struct mvfs_ioc_view *v)
+static int view_ioctl(int fd, int argc, char **argv, struct mvfs_ioc_view *v,
+		      unsigned long long *gen)
 {
 	const char *c = argv[1];
 
@@ -65,7 +76,7 @@ static int view_ioctl(int fd, int argc, char **argv, struct mvfs_ioc_view *v)
 		return ioctl(fd, MVFS_IOC_UNREGISTER, v);
 	}
 	if ((!strcmp(c, "privgen") || !strcmp(c, "retire")) && argc >= 4)
-		return priv_ioctl(fd, argc, argv);
+		return priv_ioctl(fd, argc, argv, gen);
 	errno = 0;
 	return -2;
 }
@@ -73,6 +84,7 @@ static int view_ioctl(int fd, int argc, char **argv, struct mvfs_ioc_view *v)
 int main(int argc, char **argv)
 {
 	const char *root = getenv("MVFS_ROOT") ? getenv("MVFS_ROOT") : "/view";
+	unsigned long long gen = 0;
 	struct mvfs_ioc_view v;
 	int fd, rc, e;
 
@@ -94,7 +106,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "pwv"))
 		rc = ioctl(fd, MVFS_IOC_PWV, &v);
 	else if (argc > 2)
-		rc = view_ioctl(fd, argc, argv, &v);
+		rc = view_ioctl(fd, argc, argv, &v, &gen);
 	else
 		goto usage;
 	if (rc == -2)
@@ -102,12 +114,14 @@ int main(int argc, char **argv)
 	e = rc ? errno : 0;
 	if (!strcmp(argv[1], "pwv") && !rc)
 		printf("0 %s\n", v.tag);
+	else if (!strcmp(argv[1], "privgen") && !rc)
+		printf("0 %llu\n", gen);
 	else
 		printf("%s\n", ename(e));
 	return rc ? 1 : 0;
 usage:
 	fprintf(stderr, "usage: mvioc reload | idle TAG | pwv | setview TAG |\n"
 		"       register TAG DIR | unregister TAG [force] |\n"
-		"       privgen TAG PATH | retire TAG PATH [force]\n");
+		"       privgen TAG PATH | retire TAG PATH [force | GEN REV]\n");
 	return 2;
 }
