@@ -330,11 +330,11 @@ static int mvfs_mmap(struct file *file, struct vm_area_struct *vma)
 	const struct cred *old;
 	int err = -ENODEV;
 
-	if (!real.file) {
+	if (!real.file && !mvfs_upper(inode)) {
 		/* An empty element (read-only: a write opens a copy). */
 		vma->vm_ops = &mvfs_empty_vm_ops;
 		err = 0;
-	} else if (real.file->f_op->mmap) {
+	} else if (real.file && real.file->f_op->mmap) {
 		vma_set_file(vma, real.file);
 		old = override_creds(MVFS_SB(inode->i_sb)->creds);
 		err = call_mmap(vma->vm_file, vma);

@@ -109,8 +109,18 @@ static struct dentry *mvfs_lookup_free(struct mvfs_sb_info *sbi,
 		goto out;
 	*wh = true;
 	err = mvfs_do_unlink(sbi, d_inode(udir), u);
-	dput(u);
-	u = err ? ERR_PTR(err) : lookup_one_len(name->name, udir, name->len);
+	if (err) {
+		dput(u);
+		u = ERR_PTR(err);
+	} else if (d_unhashed(u)) {
+		/* Someone else held it: a new dentry of the name, then. */
+		dput(u);
+		u = lookup_one_len(name->name, udir, name->len);
+		if (IS_ERR(u) && mvfs_log_fail_ok(sbi))
+			pr_err("store %s: %pd/%.*s: its whiteout is lost: %ld\n",
+			       sbi->store_name, udir, name->len, name->name,
+			       PTR_ERR(u));
+	}
 out:
 	if (!IS_ERR(u) && d_is_positive(u)) {
 		dput(u);

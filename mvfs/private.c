@@ -139,6 +139,7 @@ int mvfs_origin_get(struct mvfs_sb_info *sbi, struct dentry *d,
 	err = o->path ? 0 : -ENOMEM;
 	if (o->path && strlen(o->path) != len) {
 		kfree(o->path);
+		o->path = NULL;
 		goto out_bad;
 	}
 	goto out_free;

@@ -212,8 +212,12 @@ static int mvfs_retire_entry(struct mvfs_priv_req *r, struct dentry *d)
 		dput(u);
 	}
 	inode_unlock(d_inode(udir));
-	/* An open or a setattr that found it before now: -ESTALE. */
-	if (!err)
+	/*
+	 * Gone with its last name (a hard link's other names stay, and
+	 * are retired in turn): an open or a setattr that found it before
+	 * now says -ESTALE.
+	 */
+	if (!err && d_inode(upper)->i_nlink == 0)
 		ei->retired = true;
 	return err;
 }
