@@ -279,6 +279,15 @@ static int mvfs_readdir(struct file *file, struct dir_context *ctx)
 
 	if (!dir_emit_dots(file, ctx))
 		return 0;
+	/*
+	 * A listing by index goes on in the tree it started on (trees are
+	 * never rewritten), whatever the directory became since: a copy-up
+	 * or a check-in.  Each name that stayed shows once; one made or
+	 * removed since the opendir may show or not, as POSIX lets it.
+	 */
+	if (ctx->pos > 2 && mf->by_index)
+		return mvfs_readdir_lower(dir, ctx, mf->tree);
+	mf->by_index = false;
 	if (!mvfs_upper(dir)) {
 		d = mvfs_dsel_get(dir);
 		if (IS_ERR(d))
@@ -286,8 +295,11 @@ static int mvfs_readdir(struct file *file, struct dir_context *ctx)
 		uniform = mvfs_dsel_uniform(d, &tree);
 		mvfs_dsel_put(d);
 		/* Else the names of several trees: a merged listing. */
-		if (uniform)
+		if (uniform) {
+			mf->by_index = true;
+			mf->tree = tree;
 			return mvfs_readdir_lower(dir, ctx, tree);
+		}
 	} else {
 		/* As on ext2, reading a directory may update its atime. */
 		up.mnt = MVFS_SB(dir->i_sb)->store.mnt;

@@ -188,6 +188,8 @@ struct mvfs_file {
 	struct file		*real;	/* the object or private file */
 	bool			lower;	/* real is the element's, not private */
 	struct mvfs_dirlist	*list;	/* merged directory listing */
+	bool			by_index; /* dir: a listing of tree, by index */
+	u64			tree;	/* the tree it started on */
 };
 
 struct mvfs_sb_info {

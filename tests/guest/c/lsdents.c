@@ -8,6 +8,10 @@
  *
  * With -t each name follows its d_type and a tab: f, d, l, p, s, c, b, or
  * ? for DT_UNKNOWN, so that two listings compare types too.
+ *
+ * With -x CMD, CMD runs (system()) after the first getdents64() call, and
+ * the listing is not read again: for a test that changes the directory
+ * while it is being listed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -52,7 +56,8 @@ static char type_char(unsigned char d_type)
  * names in order; prints them when print is set (2: with their type).
  * -1 on error.
  */
-static long pass(int fd, size_t bufsize, int print, __u64 *hash)
+static long pass(int fd, size_t bufsize, int print, __u64 *hash,
+		 const char *cmd)
 {
 	struct dirent64_raw *de;
 	long count = 0, n, off;
@@ -77,6 +82,12 @@ static long pass(int fd, size_t bufsize, int print, __u64 *hash)
 				printf("%s\n", de->d_name);
 			count++;
 		}
+		if (cmd && system(cmd)) {
+			fprintf(stderr, "lsdents: %s failed\n", cmd);
+			free(buf);
+			return -1;
+		}
+		cmd = NULL;
 	}
 	free(buf);
 	return n < 0 ? -1 : count;
@@ -85,6 +96,7 @@ static long pass(int fd, size_t bufsize, int print, __u64 *hash)
 int main(int argc, char **argv)
 {
 	int print = 1, fd;
+	const char *cmd = NULL;
 	size_t bufsize;
 	__u64 first, second;
 	long n1, n2;
@@ -94,8 +106,13 @@ int main(int argc, char **argv)
 		argv++;
 		argc--;
 	}
+	if (argc > 2 && !strcmp(argv[1], "-x")) {
+		cmd = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: lsdents [-t] DIR [BUFSIZE]\n");
+		fprintf(stderr, "usage: lsdents [-t] [-x CMD] DIR [BUFSIZE]\n");
 		return 2;
 	}
 	bufsize = argc > 2 ? strtoul(argv[2], NULL, 0) : 512;
@@ -104,12 +121,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lsdents: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
-	n1 = pass(fd, bufsize, print, &first);
+	n1 = pass(fd, bufsize, print, &first, cmd);
+	if (cmd)
+		return n1 < 0;
 	if (lseek(fd, 0, SEEK_SET) != 0) {
 		fprintf(stderr, "lsdents: rewind: %s\n", strerror(errno));
 		return 1;
 	}
-	n2 = pass(fd, bufsize, 0, &second);
+	n2 = pass(fd, bufsize, 0, &second, NULL);
 	if (n1 < 0 || n2 < 0) {
 		fprintf(stderr, "lsdents: getdents64: %s\n", strerror(errno));
 		return 1;
