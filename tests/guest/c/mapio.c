@@ -33,6 +33,17 @@ static int fail(const char *what, const char *name)
 	return 1;
 }
 
+/* FILE opened with FLAGS and its size in *ST, or -1 (said on stderr). */
+static int open_stat(const char *name, int flags, struct stat *st)
+{
+	int fd = open(name, flags);
+
+	if (fd >= 0 && !fstat(fd, st))
+		return fd;
+	fail("open", name);
+	return -1;
+}
+
 static int do_store(const char *name, long off, const char *text,
 		    const char *ready, const char *go)
 {
@@ -41,9 +52,9 @@ static int do_store(const char *name, long off, const char *text,
 	char *map;
 	int fd;
 
-	fd = open(name, O_RDWR);
-	if (fd < 0 || fstat(fd, &st))
-		return fail("open", name);
+	fd = open_stat(name, O_RDWR, &st);
+	if (fd < 0)
+		return 1;
 	if (off < 0 || off + len > (size_t)st.st_size) {
 		fprintf(stderr, "mapio: %s: %ld+%zu is past its end\n", name,
 			off, len);
@@ -73,9 +84,9 @@ static int do_peek(const char *name)
 	char *map;
 	int fd;
 
-	fd = open(name, O_RDONLY);
-	if (fd < 0 || fstat(fd, &st))
-		return fail("open", name);
+	fd = open_stat(name, O_RDONLY, &st);
+	if (fd < 0)
+		return 1;
 	map = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED)
 		return fail("mmap", name);
