@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dirlist.c: the listing of a directory that has private entries: the
- * private directory's entries (whiteouts marked), then the entries of the
- * tree it lies over that no private entry hides, as overlayfs merges a
- * directory.  Built at the first readdir of an open directory (and at
+ * private directory's entries (whiteouts marked, and each, where it may
+ * not be its own, under the number stat() gives it), then the entries of
+ * the tree it lies over that no private entry hides, as overlayfs merges
+ * a directory.  Built at the first readdir of an open directory (and at
  * rewinddir), so that positions stay stable while it is read.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -105,7 +106,7 @@ static bool mvfs_upper_actor(struct dir_context *ctx, const char *name,
 
 	if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')))
 		return true;
-	c->err = mvfs_dirlist_add(c->l, name, len, (1ULL << 63) | ino, type);
+	c->err = mvfs_dirlist_add(c->l, name, len, mvfs_ino_own(ino), type);
 	return !c->err;
 }
 
@@ -118,30 +119,49 @@ static int mvfs_dirent_cmp(const void *a, const void *b)
 	return c ? c : (int)x->len - (int)y->len;
 }
 
-/* Mark the whiteouts among the character devices of the private dir. */
-static int mvfs_dirlist_whiteouts(struct mvfs_sb_info *sbi,
-				  struct dentry *udir, struct mvfs_dirlist *l)
+/*
+ * Mark the whiteouts among the character devices of the private
+ * directory UDIR of DIR; with NUMBERS, give each other entry the number
+ * stat() gives it (mvfs_upper_ino()): in a directory that shows a tree,
+ * an entry may be a copy of an element, which keeps the element's number
+ * wherever it moved, or a new file where an element was, which has its
+ * own; in an impure one (mvfs_impure_for()), a copy was moved in.
+ */
+static int mvfs_dirlist_private(struct inode *dir, struct dentry *udir,
+				struct mvfs_dirlist *l, bool numbers)
 {
+	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
+	struct mvfs_dirent *de;
 	struct dentry *d;
 	unsigned int i;
+	int err = 0;
 
-	for (i = 0; i < l->count; i++) {
-		if (l->ents[i]->type != DT_CHR)
+	for (i = 0; i < l->count && !err; i++) {
+		de = l->ents[i];
+		if (de->type != DT_CHR && !numbers)
 			continue;
-		d = mvfs_priv_lookup(sbi, udir, l->ents[i]->name,
-				     l->ents[i]->len);
+		d = mvfs_priv_lookup(sbi, udir, de->name, de->len);
 		if (IS_ERR(d))
 			return PTR_ERR(d);
-		l->ents[i]->whiteout = mvfs_is_whiteout(d);
+		de->whiteout = mvfs_is_whiteout(d);
+		if (numbers && !de->whiteout && d_is_positive(d))
+			err = mvfs_upper_ino(dir->i_sb, d, &de->ino);
+		/* A malformed origin (logged): its own number, as lookup. */
+		if (err == -EIO)
+			err = 0;
 		dput(d);
 	}
-	return 0;
+	return err;
 }
 
-/* The private entries; sorted by name for merging with a tree (SORTED). */
-static int mvfs_dirlist_upper(struct mvfs_sb_info *sbi, struct dentry *udir,
-			      struct mvfs_dirlist *l, bool sorted)
+/*
+ * The private entries of DIR (in UDIR); sorted by name for merging with
+ * a tree (MERGE).
+ */
+static int mvfs_dirlist_upper(struct inode *dir, struct dentry *udir,
+			      struct mvfs_dirlist *l, bool merge)
 {
+	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
 	struct mvfs_upper_ctx c = { .ctx.actor = mvfs_upper_actor, .l = l };
 	int err;
 
@@ -149,8 +169,9 @@ static int mvfs_dirlist_upper(struct mvfs_sb_info *sbi, struct dentry *udir,
 	if (!err)
 		err = c.err;
 	if (!err)
-		err = mvfs_dirlist_whiteouts(sbi, udir, l);
-	if (!err && sorted)
+		err = mvfs_dirlist_private(dir, udir, l,
+					   merge || mvfs_impure(sbi, udir));
+	if (!err && merge)
 		sort(l->ents, l->count, sizeof(*l->ents), mvfs_dirent_cmp,
 		     NULL);
 	return err;
@@ -189,17 +210,13 @@ static bool mvfs_lower_actor(void *priv, const struct mvfs_entry *e,
 			     u32 index)
 {
 	struct mvfs_lower_ctx *c = priv;
-	u64 ino = mvfs_ino_child(c->ino_prefix, e->name, e->name_len);
-	struct mvfs_dirent *de;
 
-	de = mvfs_dirlist_find(c, e->name, e->name_len);
-	if (de) {
-		/* A copy of the element keeps the element's number. */
-		if (!de->whiteout && (de->ino >> 63))
-			de->ino = ino;
+	/* A private entry of the name hides it, with its own number. */
+	if (mvfs_dirlist_find(c, e->name, e->name_len))
 		return true;
-	}
-	c->err = mvfs_dirlist_add(c->l, e->name, e->name_len, ino,
+	c->err = mvfs_dirlist_add(c->l, e->name, e->name_len,
+				  mvfs_ino_child(c->ino_prefix, e->name,
+						 e->name_len),
 				  fs_umode_to_dtype(e->mode));
 	return !c->err;
 }
@@ -230,7 +247,7 @@ int mvfs_dirlist_build(struct inode *dir, struct mvfs_dirlist **out)
 		goto out_put;
 	err = 0;
 	if (mvfs_upper(dir))
-		err = mvfs_dirlist_upper(sbi, mvfs_upper(dir), l,
+		err = mvfs_dirlist_upper(dir, mvfs_upper(dir), l,
 					 !mvfs_dsel_empty(d));
 	if (err || mvfs_dsel_empty(d))
 		goto out_done;

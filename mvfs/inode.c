@@ -102,11 +102,6 @@ void mvfs_destroy_inodecache(void)
 	kmem_cache_destroy(mvfs_inode_cachep);
 }
 
-static u64 mvfs_ino_private(struct inode *upper)
-{
-	return (1ULL << 63) | upper->i_ino;
-}
-
 /*
  * Give INODE the operations of its kind; again once its view is set
  * (ei->view), which makes it writable: only what is never writable
@@ -355,7 +350,7 @@ static int mvfs_upper_fill(struct inode *inode, struct dentry *upper,
 	kref_get(&view->ref);
 	ei->view = view;
 	mvfs_set_ops(inode, ei->kind);
-	inode->i_ino = mvfs_ino_private(u);
+	inode->i_ino = mvfs_ino_own(u->i_ino);
 	err = fresh ? -ENODATA : mvfs_origin_get(sbi, upper, &o);
 	if (!err) {
 		inode->i_ino = o.ino;
@@ -418,6 +413,38 @@ struct inode *mvfs_upper_inode(struct super_block *sb, struct dentry *upper,
 			       struct mvfs_view *view, char **path)
 {
 	return __mvfs_upper_inode(sb, upper, view, path, false);
+}
+
+/**
+ * mvfs_upper_ino - the inode number a view shows for a private entry
+ * @sb: the superblock
+ * @upper: the private entry, positive and not a whiteout
+ * @ino: set to the number stat() gives: its inode's when it has one now,
+ *       else its origin's, else its own (mvfs_ino_own())
+ *
+ * For readdir, which must give the number stat() gives (dirlist.c).
+ *
+ * Return: 0, or -errno (-EIO: a malformed origin, logged).
+ */
+int mvfs_upper_ino(struct super_block *sb, struct dentry *upper, u64 *ino)
+{
+	struct mvfs_iget key = { .upper = upper };
+	struct inode *inode;
+	int err;
+
+	inode = ilookup5(sb, (unsigned long)d_inode(upper), mvfs_iget_test,
+			 &key);
+	if (inode) {
+		*ino = inode->i_ino;
+		iput(inode);
+		return 0;
+	}
+	err = mvfs_origin_ino(MVFS_SB(sb), upper, ino);
+	if (err == -ENODATA) {
+		*ino = mvfs_ino_own(d_inode(upper)->i_ino);
+		return 0;
+	}
+	return err;
 }
 
 /**

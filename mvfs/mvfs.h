@@ -442,6 +442,7 @@ void mvfs_free_inode(struct inode *inode);
 void mvfs_evict_inode(struct inode *inode);
 int mvfs_getattr(struct user_namespace *mnt_userns, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
+int mvfs_upper_ino(struct super_block *sb, struct dentry *upper, u64 *ino);
 
 /* names.c */
 u64 mvfs_ino(struct mvfs_view *v, const char *dir, const char *name,
@@ -483,6 +484,12 @@ struct mvfs_origin {
 	char	*path;		/* kfree() it */
 };
 
+/* The number a view shows for a private entry of its own (no origin). */
+static inline u64 mvfs_ino_own(u64 upper_ino)
+{
+	return BIT_ULL(63) | upper_ino;
+}
+
 static inline struct dentry *mvfs_upper(struct inode *inode)
 {
 	/* Set once by copy-up with smp_store_release(), when complete. */
@@ -496,8 +503,11 @@ int mvfs_priv_area(struct mvfs_sb_info *sbi, const char *tag,
 		   const char *which, struct dentry **out);
 int mvfs_origin_get(struct mvfs_sb_info *sbi, struct dentry *d,
 		    struct mvfs_origin *o);
+int mvfs_origin_ino(struct mvfs_sb_info *sbi, struct dentry *d, u64 *ino);
 int mvfs_origin_set(struct mvfs_sb_info *sbi, struct dentry *d, u64 rev,
 		    u64 ino, const char *path);
+bool mvfs_impure(struct mvfs_sb_info *sbi, struct dentry *udir);
+int mvfs_impure_for(struct inode *dir, struct inode *inode);
 const struct cred *mvfs_creds_as(struct mvfs_sb_info *sbi, kuid_t uid,
 				 kgid_t gid);
 int mvfs_do_whiteout(struct mvfs_sb_info *sbi, struct inode *dir,

@@ -342,6 +342,9 @@ static int __mvfs_link(struct dentry *old, struct inode *dir,
 		err = mvfs_begin(dentry);
 	if (err)
 		return err;
+	err = mvfs_impure_for(dir, inode);
+	if (err)
+		goto out;
 	n.old = mvfs_upper(inode);
 	udir = mvfs_upper(dir);
 	inode_lock_nested(d_inode(udir), I_MUTEX_PARENT);
@@ -358,6 +361,7 @@ static int __mvfs_link(struct dentry *old, struct inode *dir,
 		mvfs_copyattr(inode);
 		mvfs_wgen_bump(inode);
 	}
+out:
 	mvfs_end(dir);
 	return err;
 }

@@ -101,6 +101,39 @@ out:
 	return err;
 }
 
+/* The length of the path of a well-formed origin of N bytes, or -EIO. */
+static int mvfs_origin_check(const struct mvfs_origin_disk *od, ssize_t n)
+{
+	u32 len;
+
+	if (n < (ssize_t)sizeof(*od))
+		return -EIO;
+	len = le32_to_cpu(od->path_len);
+	if (len != n - sizeof(*od) || od->reserved || memchr(od + 1, 0, len))
+		return -EIO;
+	return len;
+}
+
+/* Read D's origin into OD (SIZE bytes): its size, or -errno. */
+static ssize_t mvfs_origin_read(struct mvfs_sb_info *sbi, struct dentry *d,
+				struct mvfs_origin_disk *od, size_t size)
+{
+	const struct cred *old = override_creds(sbi->creds);
+	ssize_t n;
+
+	n = vfs_getxattr(&init_user_ns, d, MVFS_XATTR_ORIGIN, od, size);
+	revert_creds(old);
+	if (n == -EOPNOTSUPP)
+		return -ENODATA;
+	if (n >= 0 && mvfs_origin_check(od, n) < 0) {
+		if (mvfs_log_ok(sbi))
+			pr_err("store %s: bad %s on %pd\n", sbi->store_name,
+			       MVFS_XATTR_ORIGIN, d);
+		return -EIO;
+	}
+	return n;
+}
+
 /**
  * mvfs_origin_get - read an entry's trusted.mvfs.origin
  * @sbi: the mount
@@ -114,42 +147,55 @@ int mvfs_origin_get(struct mvfs_sb_info *sbi, struct dentry *d,
 		    struct mvfs_origin *o)
 {
 	struct mvfs_origin_disk *od;
-	const struct cred *old;
 	ssize_t n;
-	u32 len;
-	int err = -EIO;
 
 	od = kmalloc(MVFS_ORIGIN_MAX, GFP_KERNEL);
 	if (!od)
 		return -ENOMEM;
-	old = override_creds(sbi->creds);
-	n = vfs_getxattr(&init_user_ns, d, MVFS_XATTR_ORIGIN, od,
-			 MVFS_ORIGIN_MAX);
-	revert_creds(old);
-	if (n < 0) {
-		err = n == -EOPNOTSUPP ? -ENODATA : n;
-		goto out_free;
+	n = mvfs_origin_read(sbi, d, od, MVFS_ORIGIN_MAX);
+	if (n >= 0) {
+		o->rev = le64_to_cpu(od->rev);
+		o->ino = le64_to_cpu(od->ino);
+		o->path = kmemdup_nul((char *)(od + 1), n - sizeof(*od),
+				      GFP_KERNEL);
+		n = o->path ? 0 : -ENOMEM;
 	}
-	len = le32_to_cpu(od->path_len);
-	if (n < sizeof(*od) || len != n - sizeof(*od) || od->reserved)
-		goto out_bad;
-	o->rev = le64_to_cpu(od->rev);
-	o->ino = le64_to_cpu(od->ino);
-	o->path = kmemdup_nul((char *)(od + 1), len, GFP_KERNEL);
-	err = o->path ? 0 : -ENOMEM;
-	if (o->path && strlen(o->path) != len) {
-		kfree(o->path);
-		o->path = NULL;
-		goto out_bad;
-	}
-	goto out_free;
-out_bad:
-	if (mvfs_log_ok(sbi))
-		pr_err("store %s: bad %s on %pd\n", sbi->store_name, MVFS_XATTR_ORIGIN, d);
-	err = -EIO;
-out_free:
 	kfree(od);
-	return err;
+	return n;
+}
+
+/**
+ * mvfs_origin_ino - the inode number in an entry's trusted.mvfs.origin
+ * @sbi: the mount
+ * @d: a private entry
+ * @ino: set to the number
+ *
+ * mvfs_origin_get() for the number alone, without an allocation for the
+ * common short path: readdir asks it for many entries (dirlist.c).
+ *
+ * Return: as mvfs_origin_get().
+ */
+int mvfs_origin_ino(struct mvfs_sb_info *sbi, struct dentry *d, u64 *ino)
+{
+	struct {
+		struct mvfs_origin_disk od;
+		char path[104];
+	} v;
+	struct mvfs_origin o;
+	ssize_t n;
+
+	n = mvfs_origin_read(sbi, d, &v.od, sizeof(v));
+	if (n == -ERANGE) {
+		n = mvfs_origin_get(sbi, d, &o);
+		if (!n) {
+			*ino = o.ino;
+			kfree(o.path);
+		}
+		return n;
+	}
+	if (n >= 0)
+		*ino = le64_to_cpu(v.od.ino);
+	return n < 0 ? n : 0;
 }
 
 /**
@@ -184,6 +230,55 @@ int mvfs_origin_set(struct mvfs_sb_info *sbi, struct dentry *d, u64 rev,
 	revert_creds(old);
 	pr_debug("setxattr(%pd2, origin %llu %s) = %d\n", d, rev, path, err);
 	kfree(od);
+	return err;
+}
+
+/**
+ * mvfs_impure - may a private directory hold an entry not under its number
+ * @sbi: the mount
+ * @udir: a directory of the private area
+ *
+ * Return: true when @udir has MVFS_XATTR_IMPURE (mvfs_impure_for()).
+ */
+bool mvfs_impure(struct mvfs_sb_info *sbi, struct dentry *udir)
+{
+	const struct cred *old = override_creds(sbi->creds);
+	ssize_t n;
+
+	n = vfs_getxattr(&init_user_ns, udir, MVFS_XATTR_IMPURE, NULL, 0);
+	revert_creds(old);
+	return n >= 0;
+}
+
+/**
+ * mvfs_impure_for - before an entry of @inode gets a name in @dir
+ * @dir: a directory of a view, copied up; its private directory's lock
+ *       not held
+ * @inode: a private entry's inode, moved or linked into @dir
+ *
+ * readdir gives an entry of a directory that shows no tree the number
+ * of its own private inode; an entry whose number is another (a copy of
+ * an element keeps the element's) marks the directory impure first, so
+ * that its listing reads each entry's number (dirlist.c).  Set once, and
+ * before the entry arrives: a crash between the two leaves a directory
+ * marked with no need, which costs a listing time only.
+ *
+ * Return: 0 or -errno.
+ */
+int mvfs_impure_for(struct inode *dir, struct inode *inode)
+{
+	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
+	struct dentry *udir = mvfs_upper(dir);
+	const struct cred *old;
+	int err;
+
+	if (inode->i_ino == mvfs_ino_own(d_inode(mvfs_upper(inode))->i_ino) ||
+	    mvfs_impure(sbi, udir))
+		return 0;
+	old = override_creds(sbi->creds);
+	err = vfs_setxattr(&init_user_ns, udir, MVFS_XATTR_IMPURE, "", 0, 0);
+	revert_creds(old);
+	pr_debug("setxattr(%pd2, impure) = %d\n", udir, err);
 	return err;
 }
 

@@ -210,7 +210,11 @@ static int mvfs_exchange(struct dentry *od, struct dentry *nd)
 		err = mnt_want_write(sbi->store.mnt);
 	if (err)
 		return err;
-	err = mvfs_view_work(odir, &work);
+	err = mvfs_impure_for(ndir, d_inode(od));
+	if (!err)
+		err = mvfs_impure_for(odir, d_inode(nd));
+	if (!err)
+		err = mvfs_view_work(odir, &work);
 	if (!err) {
 		err = mvfs_exchange_steps(sbi, work, mvfs_upper(odir),
 					  mvfs_upper(ndir), od, nd);
@@ -253,7 +257,9 @@ static int __mvfs_rename(struct inode *odir, struct dentry *od,
 	err = mvfs_rename_prepare(od, nd);
 	if (err)
 		return err;
-	lower = mvfs_lower_has(odir, &od->d_name);
+	lower = mvfs_impure_for(ndir, d_inode(od));
+	if (!lower)
+		lower = mvfs_lower_has(odir, &od->d_name);
 	err = lower < 0 ? lower : mvfs_rename_steps(odir, od, ndir, nd, lower);
 	if (!err)
 		mvfs_rename_done(od, target);

@@ -82,10 +82,16 @@
  *    only its own;
  *  - an entry with MVFS_XATTR_ELEM was made an element by mkelem: it is
  *    added at the next check-in;
- *  - anything else is view-private (a build output): never checked in.
+ *  - anything else is view-private (a build output): never checked in;
+ *  - a directory with MVFS_XATTR_IMPURE (value empty) may hold an entry
+ *    whose inode number is not its own: one with an origin, moved or
+ *    linked in.  Its listing reads each entry's origin, as a directory
+ *    that shows a tree's always does.  Set before such an entry arrives;
+ *    a module that ignores it lists such an entry under its own number.
  */
 #define MVFS_XATTR_ORIGIN	"trusted.mvfs.origin"
 #define MVFS_XATTR_ELEM		"trusted.mvfs.elem"
+#define MVFS_XATTR_IMPURE	"trusted.mvfs.impure"
 
 /* The value of MVFS_XATTR_ORIGIN: this header, then path_len bytes. */
 struct mvfs_origin_disk {

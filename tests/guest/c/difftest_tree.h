@@ -39,6 +39,7 @@ static void list_dir(int fd, const char *path, struct names *l)
 {
 	DIR *d = fdopendir(fd);
 	struct dirent *e;
+	struct stat st;
 
 	if (!d)
 		die("tree: opendir %s: %s", path, strerror(errno));
@@ -46,6 +47,12 @@ static void list_dir(int fd, const char *path, struct names *l)
 	while ((e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
+		/* As on ext2, readdir gives the number stat() does. */
+		if (!fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    st.st_ino != e->d_ino)
+			die("tree: %s/%s: d_ino %llu, st_ino %llu", path,
+			    e->d_name, (unsigned long long)e->d_ino,
+			    (unsigned long long)st.st_ino);
 		if (l->n == MAXNAMES)
 			die("tree: more than %d names in %s", MAXNAMES, path);
 		l->name[l->n++] = strdup(e->d_name);

@@ -12,6 +12,10 @@
  * With -x CMD, CMD runs (system()) after the first getdents64() call, and
  * the listing is not read again: for a test that changes the directory
  * while it is being listed.
+ *
+ * With -i each entry's d_ino must be the st_ino lstat() gives (but for
+ * ..), as on ext2: each that is not is named on stderr, and the exit
+ * status is 1.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -52,6 +57,27 @@ static char type_char(unsigned char d_type)
 	return '?';
 }
 
+static int check_ino, bad_ino;
+
+/* With -i: is DE's d_ino the st_ino of its name in the directory FD? */
+static void ino_check(int fd, const struct dirent64_raw *de)
+{
+	struct stat st;
+
+	if (!strcmp(de->d_name, ".."))
+		return;
+	if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
+		fprintf(stderr, "lsdents: lstat %s: %s\n", de->d_name,
+			strerror(errno));
+		bad_ino = 1;
+	} else if (st.st_ino != de->d_ino) {
+		fprintf(stderr, "lsdents: %s: d_ino %llu, st_ino %llu\n",
+			de->d_name, (unsigned long long)de->d_ino,
+			(unsigned long long)st.st_ino);
+		bad_ino = 1;
+	}
+}
+
 /* One pass over the directory: the number of entries and a hash of the
  * names in order; prints them when print is set (2: with their type).
  * -1 on error.
@@ -76,6 +102,8 @@ static long pass(int fd, size_t bufsize, int print, __u64 *hash,
 				if (!*c)
 					break;
 			}
+			if (check_ino)
+				ino_check(fd, de);
 			if (print == 2)
 				printf("%c\t", type_char(de->d_type));
 			if (print)
@@ -101,6 +129,11 @@ int main(int argc, char **argv)
 	__u64 first, second;
 	long n1, n2;
 
+	if (argc > 1 && !strcmp(argv[1], "-i")) {
+		check_ino = 1;
+		argv++;
+		argc--;
+	}
 	if (argc > 1 && !strcmp(argv[1], "-t")) {
 		print = 2;
 		argv++;
@@ -112,7 +145,7 @@ int main(int argc, char **argv)
 		argc -= 2;
 	}
 	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: lsdents [-t] [-x CMD] DIR [BUFSIZE]\n");
+		fprintf(stderr, "usage: lsdents [-i] [-t] [-x CMD] DIR [BUFSIZE]\n");
 		return 2;
 	}
 	bufsize = argc > 2 ? strtoul(argv[2], NULL, 0) : 512;
@@ -123,7 +156,8 @@ int main(int argc, char **argv)
 	}
 	n1 = pass(fd, bufsize, print, &first, cmd);
 	if (cmd)
-		return n1 < 0;
+		return n1 < 0 || bad_ino;
+	check_ino = 0;
 	if (lseek(fd, 0, SEEK_SET) != 0) {
 		fprintf(stderr, "lsdents: rewind: %s\n", strerror(errno));
 		return 1;
@@ -140,5 +174,5 @@ int main(int argc, char **argv)
 	}
 	if (fflush(stdout))
 		return 1;
-	return 0;
+	return bad_ino;
 }
