@@ -86,7 +86,10 @@ struct mvfs_ioc_priv {
 /*
  * The generation of view tag's private entry at path (CAP_SYS_ADMIN): a
  * number that changes with every change made to it through the view.
- * -ENOENT when the view has no private entry there.
+ * An entry open for writing (a shared writable mapping keeps it so) may
+ * change without a trace: it moves to a new generation at each PRIVGEN,
+ * so that a RETIRE with the number said before keeps it.  -ENOENT when
+ * the view has no private entry there.
  */
 #define MVFS_IOC_PRIVGEN	_IOWR(MVFS_IOC_MAGIC, 7, struct mvfs_ioc_priv)
 
