@@ -131,6 +131,8 @@ static struct inode *mvfs_lookup_upper(struct inode *dir, const struct qstr *q,
 		inode = path ? mvfs_upper_inode(dir->i_sb, u, MVFS_I(dir)->view,
 						&path) : ERR_PTR(-ENOMEM);
 		kfree(path);
+		if (!IS_ERR(inode))
+			mvfs_impure_found(dir, inode);
 	}
 	dput(u);
 	return inode;
@@ -309,7 +311,7 @@ static int mvfs_readdir(struct file *file, struct dir_context *ctx)
 	if (!mf->list || ctx->pos == 2) {
 		mvfs_dirlist_free(mf->list);
 		mf->list = NULL;
-		err = mvfs_dirlist_build(dir, &mf->list);
+		err = mvfs_dirlist_build(dir, &mf->list, true);
 		if (err)
 			return err;
 	}
@@ -406,8 +408,12 @@ static struct dentry *mvfs_top_lookup(struct inode *dir,
 	return d_splice_alias(inode, dentry);
 }
 
-/* Copy the tag of the view at position POS into TAG; false past the end. */
-static bool mvfs_top_nth(struct mvfs_sb_info *sbi, loff_t pos, char *tag)
+/*
+ * Copy the tag of the view at position POS into TAG, and its top's inode
+ * number into *INO; false past the end.
+ */
+static bool mvfs_top_nth(struct mvfs_sb_info *sbi, loff_t pos, char *tag,
+			 u64 *ino)
 {
 	struct mvfs_view *v;
 	bool found = false;
@@ -416,6 +422,7 @@ static bool mvfs_top_nth(struct mvfs_sb_info *sbi, loff_t pos, char *tag)
 	list_for_each_entry(v, &sbi->views, node) {
 		if (pos-- == 0) {
 			strscpy(tag, v->rec.tag, MVFS_NAME_MAX + 1);
+			*ino = mvfs_ino(v, "", NULL, 0);
 			found = true;
 			break;
 		}
@@ -428,12 +435,13 @@ static int mvfs_top_readdir(struct file *file, struct dir_context *ctx)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(file_inode(file)->i_sb);
 	char tag[MVFS_NAME_MAX + 1];
+	u64 ino;
 
 	mvfs_follow(file_inode(file)->i_sb, 0);
 	if (!dir_emit_dots(file, ctx))
 		return 0;
-	while (mvfs_top_nth(sbi, ctx->pos - 2, tag)) {
-		if (!dir_emit(ctx, tag, strlen(tag), ctx->pos, DT_DIR))
+	while (mvfs_top_nth(sbi, ctx->pos - 2, tag, &ino)) {
+		if (!dir_emit(ctx, tag, strlen(tag), ino, DT_DIR))
 			break;
 		ctx->pos++;
 	}

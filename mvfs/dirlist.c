@@ -146,7 +146,7 @@ static int mvfs_dirlist_private(struct inode *dir, struct dentry *udir,
 		de->whiteout = mvfs_is_whiteout(d);
 		if (numbers && !de->whiteout && d_is_positive(d))
 			err = mvfs_upper_ino(dir->i_sb, d, &de->ino);
-		/* A malformed origin (logged): its own number, as lookup. */
+		/* A malformed origin (logged; a lookup says EIO): listed. */
 		if (err == -EIO)
 			err = 0;
 		dput(d);
@@ -156,10 +156,11 @@ static int mvfs_dirlist_private(struct inode *dir, struct dentry *udir,
 
 /*
  * The private entries of DIR (in UDIR); sorted by name for merging with
- * a tree (MERGE).
+ * a tree (MERGE); each under the number stat() gives it when NUMBERS
+ * (and DIR may show a tree, or is impure).
  */
 static int mvfs_dirlist_upper(struct inode *dir, struct dentry *udir,
-			      struct mvfs_dirlist *l, bool merge)
+			      struct mvfs_dirlist *l, bool merge, bool numbers)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
 	struct mvfs_upper_ctx c = { .ctx.actor = mvfs_upper_actor, .l = l };
@@ -169,8 +170,9 @@ static int mvfs_dirlist_upper(struct inode *dir, struct dentry *udir,
 	if (!err)
 		err = c.err;
 	if (!err)
-		err = mvfs_dirlist_private(dir, udir, l,
-					   merge || mvfs_impure(sbi, udir));
+		err = mvfs_dirlist_private(dir, udir, l, numbers &&
+					   (mvfs_dir_shows_tree(dir) ||
+					    mvfs_impure(sbi, udir)));
 	if (!err && merge)
 		sort(l->ents, l->count, sizeof(*l->ents), mvfs_dirent_cmp,
 		     NULL);
@@ -226,10 +228,13 @@ static bool mvfs_lower_actor(void *priv, const struct mvfs_entry *e,
  * @dir: a directory inode with a private entry, or one whose elements
  *       come from the trees of several revisions (select.c)
  * @out: set to the listing (mvfs_dirlist_free() it)
+ * @numbers: with each entry's inode number as stat() gives it; else a
+ *           private entry's may be its own (mvfs_dir_empty())
  *
  * Return: 0 or -errno.
  */
-int mvfs_dirlist_build(struct inode *dir, struct mvfs_dirlist **out)
+int mvfs_dirlist_build(struct inode *dir, struct mvfs_dirlist **out,
+		       bool numbers)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
 	struct mvfs_inode_info *ei = MVFS_I(dir);
@@ -248,7 +253,7 @@ int mvfs_dirlist_build(struct inode *dir, struct mvfs_dirlist **out)
 	err = 0;
 	if (mvfs_upper(dir))
 		err = mvfs_dirlist_upper(dir, mvfs_upper(dir), l,
-					 !mvfs_dsel_empty(d));
+					 !mvfs_dsel_empty(d), numbers);
 	if (err || mvfs_dsel_empty(d))
 		goto out_done;
 	c.l = l;
@@ -298,7 +303,7 @@ int mvfs_dir_empty(struct dentry *dentry)
 	int err;
 
 	if (mvfs_upper(dir)) {
-		err = mvfs_dirlist_build(dir, &l);
+		err = mvfs_dirlist_build(dir, &l, false);
 		if (err)
 			return err;
 		for (i = 0; i < l->count; i++)

@@ -152,6 +152,7 @@ static bool mvfs_entry_same(const struct mvfs_entry *a,
 struct mvfs_hist_walk {
 	struct mvfs_sb_info	*sbi;
 	const char		*path;
+	u64			ino;	/* mvfs_ino() of path, no view */
 	s64			branch;	/* only revisions on it; -1 all */
 	u64			rev;	/* the last one looked at */
 	u64			prev;	/* the revision prev_e is of, or 0 */
@@ -220,9 +221,18 @@ static struct mvfs_hist_walk *mvfs_hist_start(struct inode *dir,
 	if (w) {
 		w->sbi = MVFS_SB(dir->i_sb);
 		w->path = path;
+		w->ino = mvfs_ino(NULL, path, NULL, 0);
 		w->branch = branch;
 	}
 	return w;
+}
+
+/* The inode number of NAME@@B, PATH the element's, B the branch's name. */
+static u64 mvfs_branch_ino(const char *path, const char *branch,
+			   unsigned int len)
+{
+	return mvfs_ino_child(mvfs_ino_prefix(NULL, path), branch, len) ^
+	       BIT_ULL(62);
 }
 
 /* A directory of KIND for PATH (NAME@@ or NAME@@B). */
@@ -284,14 +294,18 @@ struct inode *mvfs_history(struct inode *dir, const char *path,
 struct inode *mvfs_branch_dir(struct inode *dir, const char *path,
 			      const char *branch, unsigned int len)
 {
+	struct inode *inode;
 	u32 index;
 	u64 head;
 
 	if (mvfs_branch_find(MVFS_SB(dir->i_sb), branch, len, &index, &head))
 		return NULL;
-	return mvfs_hist_inode(dir, MVFS_BRANCH,
-			       kasprintf(GFP_KERNEL, "%.*s/%s", (int)len,
-					 branch, path));
+	inode = mvfs_hist_inode(dir, MVFS_BRANCH,
+				kasprintf(GFP_KERNEL, "%.*s/%s", (int)len,
+					  branch, path));
+	if (!IS_ERR(inode))
+		inode->i_ino = mvfs_branch_ino(path, branch, len);
+	return inode;
 }
 
 /* NAME@@/N: NAME in revision N (or a label's); NAME@@/B: a branch's. */
@@ -314,16 +328,21 @@ static struct dentry *mvfs_hist_lookup(struct inode *dir,
 	return d_splice_alias(inode, dentry);
 }
 
-/* Emit revision REV of type MODE at its position; false when full. */
-static bool mvfs_hist_emit(struct dir_context *ctx, u64 rev, umode_t mode)
+/*
+ * Emit the revision W is at, at its position, under the number its
+ * fixed version has (mvfs_entry_inode()); false when full.
+ */
+static bool mvfs_hist_emit(struct dir_context *ctx, struct mvfs_hist_walk *w)
 {
+	u64 rev = w->rev;
 	char name[24];
 	int len;
 
 	if (rev + 2 < ctx->pos)
 		return true;
 	len = snprintf(name, sizeof(name), "%llu", rev);
-	if (!dir_emit(ctx, name, len, rev + 2, fs_umode_to_dtype(mode)))
+	if (!dir_emit(ctx, name, len, w->ino ^ rev,
+		      fs_umode_to_dtype(w->e[0].mode)))
 		return false;
 	ctx->pos = rev + 3;
 	return true;
@@ -350,7 +369,8 @@ static int mvfs_hist_branches(struct mvfs_hist_walk *w,
 			if (err)
 				return err;
 		}
-		if (!dir_emit(ctx, name, strlen(name), MVFS_HIST_MORE + i,
+		if (!dir_emit(ctx, name, strlen(name),
+			      mvfs_branch_ino(w->path, name, strlen(name)),
 			      DT_DIR))
 			break;
 		ctx->pos = MVFS_HIST_MORE + i + 1;
@@ -379,7 +399,7 @@ static int mvfs_hist_readdir(struct file *file, struct dir_context *ctx)
 	if (!w->on)
 		goto out_free;
 	while ((err = mvfs_hist_next(w)) > 0 &&
-	       mvfs_hist_emit(ctx, w->rev, w->e[0].mode))
+	       mvfs_hist_emit(ctx, w))
 		;
 	/* err > 0: the buffer is full. */
 	if (!err)
@@ -463,14 +483,14 @@ static int mvfs_branch_readdir(struct file *file, struct dir_context *ctx)
 	if (!w)
 		return -ENOMEM;
 	while ((err = mvfs_hist_next(w)) > 0 &&
-	       mvfs_hist_emit(ctx, w->rev, w->e[0].mode))
+	       mvfs_hist_emit(ctx, w))
 		;
 	/* err > 0: the buffer is full. */
 	if (!err && ctx->pos <= MVFS_HIST_MORE && head) {
 		err = mvfs_resolve(sbi, head, path, &w->e[0]);
 		if (!err && dir_emit(ctx, MVFS_SPEC_LATEST,
 				     sizeof(MVFS_SPEC_LATEST) - 1,
-				     MVFS_HIST_MORE,
+				     w->ino ^ head,
 				     fs_umode_to_dtype(w->e[0].mode)))
 			ctx->pos = MVFS_HIST_MORE + 1;
 		if (err == -ENOENT)

@@ -508,6 +508,7 @@ int mvfs_origin_set(struct mvfs_sb_info *sbi, struct dentry *d, u64 rev,
 		    u64 ino, const char *path);
 bool mvfs_impure(struct mvfs_sb_info *sbi, struct dentry *udir);
 int mvfs_impure_for(struct inode *dir, struct inode *inode);
+void mvfs_impure_found(struct inode *dir, struct inode *inode);
 const struct cred *mvfs_creds_as(struct mvfs_sb_info *sbi, kuid_t uid,
 				 kgid_t gid);
 int mvfs_do_whiteout(struct mvfs_sb_info *sbi, struct inode *dir,
@@ -546,7 +547,8 @@ struct dentry *mvfs_view_top(struct dentry *dentry);
 int mvfs_copy_up(struct dentry *dentry);
 
 /* dirlist.c */
-int mvfs_dirlist_build(struct inode *dir, struct mvfs_dirlist **out);
+int mvfs_dirlist_build(struct inode *dir, struct mvfs_dirlist **out,
+		       bool numbers);
 void mvfs_dirlist_free(struct mvfs_dirlist *l);
 int mvfs_dir_empty(struct dentry *dentry);
 unsigned int mvfs_dir_nlink(struct inode *dir);

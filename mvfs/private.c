@@ -114,7 +114,11 @@ static int mvfs_origin_check(const struct mvfs_origin_disk *od, ssize_t n)
 	return len;
 }
 
-/* Read D's origin into OD (SIZE bytes): its size, or -errno. */
+/*
+ * Read D's origin into OD (SIZE bytes): its size, or -errno: -ERANGE
+ * when SIZE is short of MVFS_ORIGIN_MAX and the origin longer; -EIO
+ * (logged) for a malformed one.
+ */
 static ssize_t mvfs_origin_read(struct mvfs_sb_info *sbi, struct dentry *d,
 				struct mvfs_origin_disk *od, size_t size)
 {
@@ -125,7 +129,9 @@ static ssize_t mvfs_origin_read(struct mvfs_sb_info *sbi, struct dentry *d,
 	revert_creds(old);
 	if (n == -EOPNOTSUPP)
 		return -ENODATA;
-	if (n >= 0 && mvfs_origin_check(od, n) < 0) {
+	if (n == -ERANGE && size < MVFS_ORIGIN_MAX)
+		return n;	/* the caller reads it whole */
+	if (n == -ERANGE || (n >= 0 && mvfs_origin_check(od, n) < 0)) {
 		if (mvfs_log_ok(sbi))
 			pr_err("store %s: bad %s on %pd\n", sbi->store_name,
 			       MVFS_XATTR_ORIGIN, d);
@@ -238,7 +244,8 @@ int mvfs_origin_set(struct mvfs_sb_info *sbi, struct dentry *d, u64 rev,
  * @sbi: the mount
  * @udir: a directory of the private area
  *
- * Return: true when @udir has MVFS_XATTR_IMPURE (mvfs_impure_for()).
+ * Return: true when @udir has MVFS_XATTR_IMPURE (mvfs_impure_for()), or
+ * when that cannot be read (the numbers are read then, to be sure).
  */
 bool mvfs_impure(struct mvfs_sb_info *sbi, struct dentry *udir)
 {
@@ -247,39 +254,72 @@ bool mvfs_impure(struct mvfs_sb_info *sbi, struct dentry *udir)
 
 	n = vfs_getxattr(&init_user_ns, udir, MVFS_XATTR_IMPURE, NULL, 0);
 	revert_creds(old);
-	return n >= 0;
+	return n != -ENODATA && n != -EOPNOTSUPP;
+}
+
+/* Does DIR need marking for INODE (mvfs_impure_for())? */
+static bool mvfs_impure_needed(struct inode *dir, struct inode *inode)
+{
+	struct dentry *upper = mvfs_upper(inode);
+
+	return !mvfs_dir_shows_tree(dir) && upper &&
+	       inode->i_ino != mvfs_ino_own(d_inode(upper)->i_ino) &&
+	       !mvfs_impure(MVFS_SB(dir->i_sb), mvfs_upper(dir));
 }
 
 /**
  * mvfs_impure_for - before an entry of @inode gets a name in @dir
  * @dir: a directory of a view, copied up; its private directory's lock
- *       not held
+ *       not held; the store's mount held for writing (mnt_want_write())
  * @inode: a private entry's inode, moved or linked into @dir
  *
  * readdir gives an entry of a directory that shows no tree the number
  * of its own private inode; an entry whose number is another (a copy of
  * an element keeps the element's) marks the directory impure first, so
- * that its listing reads each entry's number (dirlist.c).  Set once, and
- * before the entry arrives: a crash between the two leaves a directory
- * marked with no need, which costs a listing time only.
+ * that its listing reads each entry's number (dirlist.c).  A directory
+ * that may show a tree reads them always.  Set once, before the entry
+ * arrives; ext2 orders neither on the disk, so a crash may keep the move
+ * and lose the mark: mvfs_impure_found() marks the directory again.
  *
  * Return: 0 or -errno.
  */
 int mvfs_impure_for(struct inode *dir, struct inode *inode)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
-	struct dentry *udir = mvfs_upper(dir);
 	const struct cred *old;
 	int err;
 
-	if (inode->i_ino == mvfs_ino_own(d_inode(mvfs_upper(inode))->i_ino) ||
-	    mvfs_impure(sbi, udir))
+	if (!mvfs_impure_needed(dir, inode))
 		return 0;
 	old = override_creds(sbi->creds);
-	err = vfs_setxattr(&init_user_ns, udir, MVFS_XATTR_IMPURE, "", 0, 0);
+	err = vfs_setxattr(&init_user_ns, mvfs_upper(dir), MVFS_XATTR_IMPURE,
+			   "", 0, 0);
 	revert_creds(old);
-	pr_debug("setxattr(%pd2, impure) = %d\n", udir, err);
+	pr_debug("setxattr(%pd2, impure) = %d\n", mvfs_upper(dir), err);
 	return err;
+}
+
+/**
+ * mvfs_impure_found - a lookup found @inode in @dir
+ * @dir: a directory of a view; its private directory's lock not held
+ * @inode: what the lookup found there, a private entry's inode
+ *
+ * Marks @dir as mvfs_impure_for() would have, when a crash lost the mark
+ * (or an older module moved the entry): from then on its listings read
+ * the numbers.  Best effort: a store that cannot be written stays as it
+ * is.
+ */
+void mvfs_impure_found(struct inode *dir, struct inode *inode)
+{
+	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
+
+	if (!mvfs_upper(dir) || !mvfs_impure_needed(dir, inode) ||
+	    mnt_want_write(sbi->store.mnt))
+		return;
+	if (mvfs_impure_for(dir, inode) && mvfs_log_fail_ok(sbi))
+		pr_err("store %s: %pd2 holds a moved copy and cannot be marked so\n",
+		       sbi->store_name, mvfs_upper(dir));
+	mnt_drop_write(sbi->store.mnt);
 }
 
 /**

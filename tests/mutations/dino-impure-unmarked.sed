@@ -4,4 +4,4 @@
 # A copy of an element moved into a directory that shows no tree does
 # not mark it impure: readdir gives the copy's own number, stat the
 # element's.
-s/^	if (inode->i_ino == mvfs_ino_own(d_inode(mvfs_upper(inode))->i_ino) ||$/	if (1 ||/
+s/^	return !mvfs_dir_shows_tree(dir) && upper &&$/	return 0 \&\& upper \&\&/

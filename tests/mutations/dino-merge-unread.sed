@@ -4,4 +4,4 @@
 # A directory that shows a tree lists its private entries under their
 # own numbers: a file saved over an element by rename, or a copy whose
 # element another view removed, shows another number than stat's.
-s/^					   merge || mvfs_impure(sbi, udir));$/					   mvfs_impure(sbi, udir));/
+s/^					   (mvfs_dir_shows_tree(dir) ||$/					   (0 ||/

@@ -15,7 +15,7 @@
  *
  * With -i each entry's d_ino must be the st_ino lstat() gives (but for
  * ..), as on ext2: each that is not is named on stderr, and the exit
- * status is 1.
+ * status is 1.  Not with -x, whose change may remove a name listed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 		argv += 2;
 		argc -= 2;
 	}
-	if (argc < 2 || argc > 3) {
+	if (argc < 2 || argc > 3 || (check_ino && cmd)) {
 		fprintf(stderr, "usage: lsdents [-i] [-t] [-x CMD] DIR [BUFSIZE]\n");
 		return 2;
 	}
@@ -156,7 +156,7 @@ int main(int argc, char **argv)
 	}
 	n1 = pass(fd, bufsize, print, &first, cmd);
 	if (cmd)
-		return n1 < 0 || bad_ino;
+		return n1 < 0;
 	check_ino = 0;
 	if (lseek(fd, 0, SEEK_SET) != 0) {
 		fprintf(stderr, "lsdents: rewind: %s\n", strerror(errno));
