@@ -227,7 +227,12 @@ int mvfs_spec_match(const struct mvfs_spec *spec, const char *path, u32 len)
 	return -1;
 }
 
-/* Does the glob component P match every name (1 to 255 bytes)? */
+/*
+ * Does the glob component P match every name (1 to 255 bytes)?  Stars
+ * alone do; one "?" with a star ("*?", "?*") does, every name having a
+ * byte; a lone "?" matches one-byte names only, and "??" none shorter
+ * than two.
+ */
 static bool mvfs_glob_all(const char *p, u32 len)
 {
 	u32 i, q = 0;
@@ -238,7 +243,7 @@ static bool mvfs_glob_all(const char *p, u32 len)
 		else if (p[i] != '*')
 			return false;
 	}
-	return q <= 1;
+	return q == 0 || (q == 1 && len > 1);
 }
 
 /*
