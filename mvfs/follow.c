@@ -187,7 +187,8 @@ static struct mvfs_follow *mvfs_follow_alloc(void)
  * Caller holds sbi->state_lock for writing (a reload, the mount's too).
  * The file opened is the one that later checks compare against, whether
  * or not its content is accepted: a state that was refused is not read
- * again until it is replaced.  Before the open, the store directory's
+ * again until it is replaced (one whose read failed for a reason of the
+ * moment is: mvfs_follow_forget()).  Before the open, the store directory's
  * attributes are fetched (a name renamed over is looked up again), and
  * after it the pack's (its size may have grown elsewhere).
  *
@@ -221,6 +222,28 @@ struct file *mvfs_follow_open_state(struct mvfs_sb_info *sbi)
 	f->seen = st;
 	spin_unlock(&f->lock);
 	return file;
+}
+
+/**
+ * mvfs_follow_forget - check the state file again, as if it had changed
+ * @sbi: the mount
+ *
+ * Caller holds sbi->state_lock for writing, after a read of the state
+ * that failed for a reason of the moment (memory, a fatal signal of the
+ * process that ran the check, a stale NFS handle), not because the state
+ * was refused: the next check reads it again, so that a state another
+ * machine committed is not missed until it commits the next one.
+ */
+void mvfs_follow_forget(struct mvfs_sb_info *sbi)
+{
+	struct mvfs_follow *f = sbi->follow;
+
+	lockdep_assert_held_write(&sbi->state_lock);
+	if (!f)
+		return;
+	spin_lock(&f->lock);
+	memset(&f->seen, 0, sizeof(f->seen));	/* no file has inode 0 */
+	spin_unlock(&f->lock);
 }
 
 /* Is the state file another than the one read last? */

@@ -339,6 +339,7 @@ struct file *mvfs_store_object(struct mvfs_sb_info *sbi,
 /* follow.c */
 struct file *mvfs_follow_open_state(struct mvfs_sb_info *sbi);
 int mvfs_follow_check(struct super_block *sb, unsigned int flags);
+void mvfs_follow_forget(struct mvfs_sb_info *sbi);
 void mvfs_follow_free(struct mvfs_sb_info *sbi);
 
 /**

@@ -5,7 +5,7 @@
  * failslab or fail_page_alloc may fail, counted in this thread), so that
  * a test can walk every allocation of the call.  OP: rename, exchange
  * (renameat2 RENAME_EXCHANGE), unlink, rmdir, creat (O_CREAT | O_EXCL,
- * 0644, then close), mkdir (0755), link (PATH to PATH2).
+ * 0644, then close), mkdir (0755), link (PATH to PATH2), stat (lstat).
  *
  * Prints "injected RESULT" when the Nth fault point was reached (the
  * failure was injected), "clean RESULT" when the call made fewer; RESULT
@@ -42,6 +42,11 @@ static int op_run(const char *op, const char *a, const char *b)
 		return mkdir(a, 0755);
 	if (!strcmp(op, "link") && b)
 		return link(a, b);
+	if (!strcmp(op, "stat")) {
+		struct stat st;
+
+		return lstat(a, &st);
+	}
 	errno = EINVAL;
 	return -2;
 }
