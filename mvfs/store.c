@@ -155,8 +155,9 @@ int mvfs_state_corrupt(struct mvfs_sb_info *sbi, const char *what, u32 n)
  * @dir: the path given with store=
  *
  * Return: 0; -EINVAL when @dir is not a directory holding an mvfs store of
- * our format; -EIO when its pack is unreadable; -ENOMEM (not logged) when
- * memory ran out on the way.  Logs one line on any other failure.
+ * our format; -EIO (or the read's own error) when its pack cannot be
+ * read; -ENOMEM or -EINTR (not logged) when memory ran out or a fatal
+ * signal came on the way.  Logs one line on any other failure.
  */
 int mvfs_store_open(struct mvfs_sb_info *sbi, const char *dir)
 {
@@ -187,8 +188,14 @@ int mvfs_store_open(struct mvfs_sb_info *sbi, const char *dir)
 		goto out_put;
 	}
 	err = mvfs_read_at(pack, &hdr, sizeof(hdr), 0);
-	if (err == -ENOMEM)
+	if (err == -ENOMEM || err == -EINTR)
 		goto out_fput;
+	/* A read the disk failed is no proof that this is not a store. */
+	if (err && i_size_read(file_inode(pack)) >= sizeof(hdr)) {
+		pr_err("store=%s: cannot read %s: %d\n", dir, MVFS_PACK_FILE,
+		       err);
+		goto out_fput;
+	}
 	if (err || le32_to_cpu(hdr.magic) != MVFS_PACK_MAGIC) {
 		pr_err("store=%s: %s is not an mvfs pack\n", dir,
 		       MVFS_PACK_FILE);
