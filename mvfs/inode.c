@@ -62,16 +62,25 @@ void mvfs_free_inode(struct inode *inode)
 	kmem_cache_free(mvfs_inode_cachep, ei);
 }
 
+/*
+ * The inode is still hashed here: until evict() unhashes it, a search
+ * (iget5_locked(), ilookup5()) may test it, and mvfs_iget_test() reads
+ * its upper without a reference.  So the pointer goes before the
+ * reference: a search that read it holds inode_hash_lock, which keeps
+ * what dput() frees (after an RCU grace period) until it lets go.
+ */
 void mvfs_evict_inode(struct inode *inode)
 {
 	struct mvfs_inode_info *ei = MVFS_I(inode);
+	struct dentry *upper = ei->upper;
 
 	truncate_inode_pages_final(&inode->i_data);
 	clear_inode(inode);
 	mvfs_view_put(ei->view);
 	ei->view = NULL;
-	dput(ei->upper);
-	ei->upper = NULL;
+	/* Pairs with mvfs_upper()'s acquire: NULL, then no reference. */
+	smp_store_release(&ei->upper, NULL);
+	dput(upper);
 	mvfs_dsel_put(ei->dsel);
 	ei->dsel = NULL;
 }
