@@ -472,28 +472,40 @@ struct inode *mvfs_new_upper_inode(struct super_block *sb,
 	return __mvfs_upper_inode(sb, upper, view, path, true);
 }
 
-/* The view's top takes its owner and mode from the view's record. */
+/*
+ * The view's top takes its owner and mode from the view's record, its
+ * times from its private directory (else its revision's top).  Each field
+ * is written once, with its final value: a lookup in RCU walk checks the
+ * mode while this runs, and must never see the revision's mode in place
+ * of a --mode 0700 view's.
+ */
 static void mvfs_view_refresh(struct inode *inode)
 {
 	struct mvfs_view *v = MVFS_I(inode)->view;
 	struct dentry *upper = mvfs_upper(inode);
-	struct mvfs_entry *root;
+	struct timespec64 mtime;
+	struct mvfs_attr a;
+	u32 mode;
 
-	root = kmalloc(sizeof(*root), GFP_KERNEL);
-	if (!root)
-		return;
-	mvfs_view_root(v, root);
-	mvfs_inode_attr(inode, root);
-	kfree(root);
 	spin_lock(&v->lock);
-	inode->i_mode = S_IFDIR | (v->rec.mode & 0777);
-	inode->i_uid = make_kuid(&init_user_ns, v->rec.uid);
-	inode->i_gid = make_kgid(&init_user_ns, v->rec.gid);
+	a = v->root;
+	mode = v->rec.mode;
+	a.uid = v->rec.uid;
+	a.gid = v->rec.gid;
 	spin_unlock(&v->lock);
+	inode->i_mode = S_IFDIR | (mode & 0777);
+	inode->i_uid = make_kuid(&init_user_ns, a.uid);
+	inode->i_gid = make_kgid(&init_user_ns, a.gid);
 	if (upper) {
 		inode->i_mtime = d_inode(upper)->i_mtime;
 		inode->i_ctime = d_inode(upper)->i_ctime;
 		inode->i_atime = d_inode(upper)->i_atime;
+	} else {
+		mtime.tv_sec = a.mtime;
+		mtime.tv_nsec = a.mtime_nsec;
+		inode->i_mtime = mtime;
+		inode->i_atime = mtime;
+		inode->i_ctime = mtime;
 	}
 }
 
