@@ -231,6 +231,7 @@ struct mvfs_readdir_ctx {
 	struct mvfs_view	*view;
 	const char		*path;
 	u64			ino_prefix;	/* of path, for mvfs_ino() */
+	u64			ino_rev;	/* a fixed version's revision */
 };
 
 static bool mvfs_readdir_actor(void *priv, const struct mvfs_entry *e,
@@ -239,8 +240,8 @@ static bool mvfs_readdir_actor(void *priv, const struct mvfs_entry *e,
 	struct mvfs_readdir_ctx *rc = priv;
 
 	if (!dir_emit(rc->ctx, e->name, e->name_len,
-		      mvfs_ino_child(rc->ino_prefix, e->name, e->name_len),
-		      fs_umode_to_dtype(e->mode)))
+		      mvfs_ino_child(rc->ino_prefix, e->name, e->name_len) ^
+		      rc->ino_rev, fs_umode_to_dtype(e->mode)))
 		return false;
 	rc->ctx->pos = index + 3;
 	return true;
@@ -262,6 +263,9 @@ static int mvfs_readdir_lower(struct inode *dir, struct dir_context *ctx,
 	if (!rc.path)
 		return -ENOMEM;
 	rc.ino_prefix = mvfs_ino_prefix(rc.view, rc.path);
+	/* A fixed version's numbers say which revision (mvfs_entry_inode()). */
+	if (!rc.view)
+		rc.ino_rev = READ_ONCE(MVFS_I(dir)->rev);
 	err = mvfs_store_iterate(MVFS_SB(dir->i_sb), tree, ctx->pos - 2,
 				 mvfs_readdir_actor, &rc);
 	kfree(rc.path);

@@ -185,6 +185,7 @@ struct mvfs_lower_ctx {
 	struct mvfs_view	*view;
 	const char		*path;
 	u64			ino_prefix;	/* of path, for mvfs_ino() */
+	u64			ino_rev;	/* a fixed version's revision */
 	int			err;
 };
 
@@ -218,7 +219,7 @@ static bool mvfs_lower_actor(void *priv, const struct mvfs_entry *e,
 		return true;
 	c->err = mvfs_dirlist_add(c->l, e->name, e->name_len,
 				  mvfs_ino_child(c->ino_prefix, e->name,
-						 e->name_len),
+						 e->name_len) ^ c->ino_rev,
 				  fs_umode_to_dtype(e->mode));
 	return !c->err;
 }
@@ -265,6 +266,8 @@ int mvfs_dirlist_build(struct inode *dir, struct mvfs_dirlist **out,
 	if (!c.path)
 		goto out_free;
 	c.ino_prefix = mvfs_ino_prefix(c.view, c.path);
+	if (!c.view)
+		c.ino_rev = READ_ONCE(ei->rev);
 	err = mvfs_dsel_iterate(sbi, d, mvfs_lower_actor, &c);
 	kfree(c.path);
 	if (!err)

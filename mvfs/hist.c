@@ -227,7 +227,10 @@ static struct mvfs_hist_walk *mvfs_hist_start(struct inode *dir,
 	return w;
 }
 
-/* The inode number of NAME@@B, PATH the element's, B the branch's name. */
+/*
+ * The inode number of NAME@@B, PATH the element's, B the branch's name;
+ * of NAME@@ with B empty (no branch has an empty name).
+ */
 static u64 mvfs_branch_ino(const char *path, const char *branch,
 			   unsigned int len)
 {
@@ -270,6 +273,7 @@ struct inode *mvfs_history(struct inode *dir, const char *path,
 			   struct mvfs_entry *e)
 {
 	struct mvfs_hist_walk *w = mvfs_hist_start(dir, path, -1);
+	struct inode *inode;
 	int err;
 
 	if (!w)
@@ -278,7 +282,11 @@ struct inode *mvfs_history(struct inode *dir, const char *path,
 	kfree(w);
 	if (err <= 0)
 		return err ? ERR_PTR(err) : NULL;
-	return mvfs_hist_inode(dir, MVFS_HIST, kstrdup(path, GFP_KERNEL));
+	inode = mvfs_hist_inode(dir, MVFS_HIST, kstrdup(path, GFP_KERNEL));
+	/* The same number at each lookup, as any other name's. */
+	if (!IS_ERR(inode))
+		inode->i_ino = mvfs_branch_ino(path, "", 0);
+	return inode;
 }
 
 /**

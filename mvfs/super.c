@@ -146,6 +146,13 @@ static int mvfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	err = mvfs_store_open(sbi, ctx->store);
 	if (err)
 		return err;
+	/*
+	 * st_blksize as the store's own files give it: stdio sizes its
+	 * buffers by it (1, the default of a superblock without a block
+	 * size, would mean a read() per byte).
+	 */
+	sb->s_blocksize = sbi->store.dentry->d_sb->s_blocksize;
+	sb->s_blocksize_bits = sbi->store.dentry->d_sb->s_blocksize_bits;
 	err = mvfs_views_reload(sb);
 	if (err)
 		return err;
