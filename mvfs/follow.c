@@ -145,14 +145,16 @@ static struct file *mvfs_follow_open(struct mvfs_sb_info *sbi)
  * to the server, whose reply updates the cached ones (a directory's
  * change attribute, a file's size); locally, nothing.
  */
-static void mvfs_follow_getattr(struct mvfs_sb_info *sbi,
-				const struct path *path)
+static int mvfs_follow_getattr(struct mvfs_sb_info *sbi,
+			       const struct path *path)
 {
 	const struct cred *old = override_creds(sbi->creds);
 	struct kstat st;
+	int err;
 
-	vfs_getattr(path, &st, STATX_BASIC_STATS, AT_STATX_FORCE_SYNC);
+	err = vfs_getattr(path, &st, STATX_BASIC_STATS, AT_STATX_FORCE_SYNC);
 	revert_creds(old);
+	return err;
 }
 
 /*
@@ -199,13 +201,24 @@ struct file *mvfs_follow_open_state(struct mvfs_sb_info *sbi)
 	struct mvfs_follow *f = sbi->follow;
 	struct mvfs_follow_stamp st;
 	struct file *file;
+	int err;
 
 	lockdep_assert_held_write(&sbi->state_lock);
-	mvfs_follow_getattr(sbi, &sbi->store);
+	/*
+	 * An attribute that could not be fetched would be an old one (an
+	 * old pack size, a state refused for it): fail, and read again.
+	 */
+	err = mvfs_follow_getattr(sbi, &sbi->store);
+	if (err)
+		return ERR_PTR(err);
 	file = mvfs_follow_open(sbi);
 	if (IS_ERR(file))
 		return file;
-	mvfs_follow_getattr(sbi, &sbi->pack->f_path);
+	err = mvfs_follow_getattr(sbi, &sbi->pack->f_path);
+	if (err) {
+		fput(file);
+		return ERR_PTR(err);
+	}
 	mvfs_follow_drop_tail(sbi);
 	mvfs_follow_stamp(file, &st);
 	if (!f) {

@@ -304,6 +304,18 @@ struct mvfs_dirlist {
 	struct mvfs_dirchunk	*chunks;	/* the newest first */
 };
 
+/*
+ * An error of the moment, which says nothing of what the store holds:
+ * memory, a fatal signal, an NFS file handle gone stale.  What failed
+ * with it is tried again; it is never reported as a corrupt or foreign
+ * store.
+ */
+static inline bool mvfs_err_transient(int err)
+{
+	return err == -ENOMEM || err == -EINTR || err == -ERESTARTSYS ||
+	       err == -ESTALE;
+}
+
 /* store.c */
 /*
  * Whether a line about the store of SBI may be logged now.  A user can

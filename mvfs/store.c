@@ -155,9 +155,10 @@ int mvfs_state_corrupt(struct mvfs_sb_info *sbi, const char *what, u32 n)
  * @dir: the path given with store=
  *
  * Return: 0; -EINVAL when @dir is not a directory holding an mvfs store of
- * our format; -EIO (or the read's own error) when its pack cannot be
- * read; -ENOMEM or -EINTR (not logged) when memory ran out or a fatal
- * signal came on the way.  Logs one line on any other failure.
+ * our format; -EIO or -ESTALE when it or its pack cannot be reached or
+ * read (mvfs_store_unreachable()); -ENOMEM or -EINTR (not logged) when
+ * memory ran out or a fatal signal came on the way.  Logs one line on
+ * any other failure.
  */
 int mvfs_store_open(struct mvfs_sb_info *sbi, const char *dir)
 {
@@ -166,8 +167,12 @@ int mvfs_store_open(struct mvfs_sb_info *sbi, const char *dir)
 	int err;
 
 	err = kern_path(dir, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &sbi->store);
-	if (err == -ENOMEM)
+	if (err == -ENOMEM || err == -EINTR)
 		return err;
+	if (mvfs_store_unreachable(err)) {
+		pr_err("store=%s: cannot be reached: %d\n", dir, err);
+		return err;
+	}
 	if (err) {
 		pr_err("store=%s: not a directory (%d)\n", dir, err);
 		return -EINVAL;
@@ -179,8 +184,13 @@ int mvfs_store_open(struct mvfs_sb_info *sbi, const char *dir)
 	}
 	pack = mvfs_open(sbi, MVFS_PACK_FILE);
 	err = PTR_ERR_OR_ZERO(pack);
-	if (err == -ENOMEM)
+	if (err == -ENOMEM || err == -EINTR)
 		goto out_put;
+	if (mvfs_store_unreachable(err)) {
+		pr_err("store=%s: cannot open %s: %d\n", dir, MVFS_PACK_FILE,
+		       err);
+		goto out_put;
+	}
 	if (err) {
 		pr_err("store=%s: no mvfs store here (no regular %s: %d; run mvfs init)\n",
 		       dir, MVFS_PACK_FILE, err);

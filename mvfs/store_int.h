@@ -15,6 +15,16 @@ struct mvfs_bounds {
 	u64	objects;	/* object numbers: below this */
 };
 
+/*
+ * A store file that could not be reached for a reason that is not the
+ * store's layout (the disk failed a read, or mvfs_err_transient()): the
+ * error is passed on, where any other means "not an mvfs store".
+ */
+static inline bool mvfs_store_unreachable(int err)
+{
+	return err == -EIO || mvfs_err_transient(err);
+}
+
 struct file *mvfs_open(struct mvfs_sb_info *sbi, const char *name);
 int mvfs_read_at(struct file *file, void *buf, size_t len, u64 pos);
 int mvfs_state_corrupt(struct mvfs_sb_info *sbi, const char *what, u32 n);

@@ -393,8 +393,13 @@ struct mvfs_state *mvfs_store_read_state(struct mvfs_sb_info *sbi)
 	int err;
 
 	file = mvfs_follow_open_state(sbi);
-	if (PTR_ERR(file) == -ENOMEM)
+	if (PTR_ERR(file) == -ENOMEM || PTR_ERR(file) == -EINTR)
 		return ERR_CAST(file);
+	if (IS_ERR(file) && mvfs_store_unreachable(PTR_ERR(file))) {
+		pr_err("store %s: cannot open %s: %ld\n", sbi->store_name,
+		       MVFS_STATE_FILE, PTR_ERR(file));
+		return ERR_CAST(file);
+	}
 	if (IS_ERR(file)) {
 		pr_err("store %s: no %s regular file (%ld): not an mvfs store\n",
 		       sbi->store_name, MVFS_STATE_FILE, PTR_ERR(file));

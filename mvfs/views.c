@@ -233,17 +233,9 @@ static void mvfs_state_commit(struct mvfs_sb_info *sbi, struct mvfs_state *st)
  * state_lock: a view that the new state no longer has loses its
  * registration under reg_lock, so that no holder of reg_lock sees it go.
  * Without @wait, only when both locks come at once (-EAGAIN otherwise).
+ * One that failed for a reason of the moment, not because the state was
+ * refused, is tried again at the next check (follow.c).
  */
-/*
- * A reload that failed for a reason of the moment, not because the state
- * was refused (-EIO, -EINVAL: corrupt, or not ours): it is tried again.
- */
-static bool mvfs_reload_transient(int err)
-{
-	return err == -ENOMEM || err == -EINTR || err == -ERESTARTSYS ||
-	       err == -ESTALE;
-}
-
 static int mvfs_views_do_reload(struct super_block *sb, bool wait)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(sb);
@@ -278,7 +270,7 @@ static int mvfs_views_do_reload(struct super_block *sb, bool wait)
 	mvfs_specs_free(specs, st->nviews);
 	mvfs_state_commit(sbi, st);
 out_unlock:
-	if (mvfs_reload_transient(err))
+	if (mvfs_err_transient(err))
 		mvfs_follow_forget(sbi);
 	up_write(&sbi->state_lock);
 	mvfs_views_drop(sbi, &gone);
