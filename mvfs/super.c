@@ -89,7 +89,8 @@ static const struct super_operations mvfs_super_ops = {
 };
 
 /* The store's views/ directory, if it has one (format 2). */
-static void mvfs_find_views(struct mvfs_sb_info *sbi)
+/* The store's views/ directory (dput() it), or NULL: format 1. */
+static struct dentry *mvfs_views_dir(struct mvfs_sb_info *sbi)
 {
 	const struct cred *old = override_creds(sbi->creds);
 	struct dentry *d;
@@ -98,12 +99,21 @@ static void mvfs_find_views(struct mvfs_sb_info *sbi)
 				sbi->store.dentry, strlen(MVFS_VIEWS_DIR));
 	revert_creds(old);
 	if (IS_ERR(d))
-		return;
-	if (d_is_dir(d) && !d_is_symlink(d)) {
+		return NULL;
+	if (!d_is_dir(d) || d_is_symlink(d)) {
+		dput(d);
+		return NULL;
+	}
+	return d;
+}
+
+static void mvfs_find_views(struct mvfs_sb_info *sbi)
+{
+	struct dentry *d = mvfs_views_dir(sbi);
+
+	if (d) {
 		sbi->vdir.dentry = d;
 		sbi->vdir.mnt = mntget(sbi->store.mnt);
-	} else {
-		dput(d);
 	}
 }
 
@@ -193,15 +203,28 @@ static void mvfs_free_fc(struct fs_context *fc)
 /*
  * mount -o remount: a store without private areas stays read-only, as
  * romfs does; checked-in content is never writable either way (a change
- * to it is a copy-up into the view's private area).
+ * to it is a copy-up into the view's private area).  A store given
+ * private areas since it was mounted (mvfs upgrade) is one whose inodes
+ * were all made read-only: remount,rw is refused, saying so, rather than
+ * accepted and left read-only.
  */
 static int mvfs_reconfigure(struct fs_context *fc)
 {
-	struct mvfs_sb_info *sbi = MVFS_SB(fc->root->d_sb);
+	struct super_block *sb = fc->root->d_sb;
+	struct mvfs_sb_info *sbi = MVFS_SB(sb);
+	struct dentry *d;
 
-	sync_filesystem(fc->root->d_sb);
-	if (!sbi->vdir.dentry)
-		fc->sb_flags |= SB_RDONLY;
+	sync_filesystem(sb);
+	if (sbi->vdir.dentry)
+		return 0;
+	d = fc->sb_flags & SB_RDONLY ? NULL : mvfs_views_dir(sbi);
+	if (d) {
+		dput(d);
+		pr_err("store %s has private areas since it was mounted (upgraded): unmount it and mount it again to write in its views\n",
+		       sbi->store_name);
+		return -EINVAL;
+	}
+	fc->sb_flags |= SB_RDONLY;
 	return 0;
 }
 
