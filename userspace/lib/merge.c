@@ -311,8 +311,15 @@ static int mvfs_merge_run(struct mvfs_merge *m)
 	err = mvfs_merge_walk(m, "", m->base ? &b : NULL, &t);
 	if (!err)
 		err = mvfs_merge_mkelem(m);
-	if (!err)
+	/*
+	 * Only a whole merge makes the source an ancestor of the next
+	 * check-in: after a merge of some paths, the rest is still to merge.
+	 */
+	if (!err && !m->w->npaths)
 		err = mvfs_merge_set(m->w->wc->store, m->w->tag, m->src);
+	else if (!err)
+		printf("some paths merged: revision %llu is not recorded as merged\n",
+		       m->src);
 	return err;
 }
 

@@ -7,11 +7,17 @@
  *  - unchanged in the view: it takes the source's side (written, made,
  *    or removed through the view; a new element is made one by mkelem);
  *  - changed in the view the same way as on the source: nothing to do;
- *  - a text file changed on both sides: diff3 -m (Debian's diffutils)
- *    merges the lines; conflicts are left marked in the file, listed;
+ *  - a text file changed on both sides: diff3 -m -E (Debian's diffutils)
+ *    merges the lines (a change made alike on both sides is taken
+ *    once); conflicts are left marked in the file, listed;
  *  - anything else changed on both sides (binary files, a type change,
  *    a removal against a change) is listed and left as the view has it.
+ *
+ * A directory is the ancestor's only if everything under it is: one the
+ * source removes or replaces, or adds where the view added its own, is a
+ * conflict when the view changed or added anything in it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -81,6 +87,53 @@ static bool mvfs_is_binary(const char *file)
 	return n > 0 && memchr(buf, '\0', n);
 }
 
+static bool mvfs_view_is(struct mvfs_merge *m, const char *vpath, bool ours,
+			 const struct stat *st, const struct mvfs_entry_info *e);
+
+/* How many entries directory VPATH holds, or -1. */
+static long mvfs_dir_count(const char *vpath)
+{
+	struct dirent *de;
+	long n = 0;
+	DIR *d;
+
+	d = opendir(vpath);
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * Is the view's directory VPATH what tree E is, all the way down: the
+ * same names, each the same?  A change or a view-private file (a build's
+ * output) anywhere under it makes it the view's own.
+ */
+static bool mvfs_dir_is(struct mvfs_merge *m, const char *vpath,
+			const struct mvfs_entry_info *e)
+{
+	struct mvfs_entry_info *ents = NULL;
+	bool same = mvfs_dir_count(vpath) == (long)e->size;
+	struct stat st;
+	char *child;
+	__u64 i;
+
+	if (same && e->size && mvfs_store_list(m->w->s, e, &ents))
+		same = false;
+	for (i = 0; same && ents && i < e->size; i++) {
+		if (asprintf(&child, "%s/%s", vpath, ents[i].name) < 0)
+			child = NULL;
+		same = child && !lstat(child, &st) &&
+		       mvfs_view_is(m, child, true, &st, &ents[i]);
+		free(child);
+	}
+	mvfs_store_list_free(ents, ents ? e->size : 0);
+	return same;
+}
+
 /* Is the view's VPATH (lstat in ST, OURS 0 if absent) what E is? */
 static bool mvfs_view_is(struct mvfs_merge *m, const char *vpath, bool ours,
 			 const struct stat *st, const struct mvfs_entry_info *e)
@@ -94,7 +147,7 @@ static bool mvfs_view_is(struct mvfs_merge *m, const char *vpath, bool ours,
 	if ((st->st_mode & S_IFMT) != (e->mode & S_IFMT))
 		return false;
 	if (S_ISDIR(e->mode))
-		return true;
+		return mvfs_dir_is(m, vpath, e);
 	if (S_ISLNK(e->mode)) {
 		n = readlink(vpath, link, sizeof(link) - 1);
 		target = malloc(e->size + 1);
@@ -234,7 +287,8 @@ static int mvfs_run_diff3(struct mvfs_merge *m, const char *path,
 		return mvfs_err(-errno, "fork: %s", strerror(errno));
 	if (!pid) {
 		dup2(out, 1);
-		execlp("diff3", "diff3", "-m", "-L", lv, "-L", "ancestor",
+		/* -E: a change made alike on both sides is no conflict. */
+		execlp("diff3", "diff3", "-m", "-E", "-L", lv, "-L", "ancestor",
 		       "-L", lt, files[0], files[1], files[2], (char *)NULL);
 		_exit(127);
 	}
