@@ -151,31 +151,57 @@ static bool mvfs_in_newest(struct mvfs_checkin *ci,
 	return same;
 }
 
+/*
+ * Another view's reservation that change CH runs into: of its path, or
+ * of the element it came from and, when that is removed or moved, of
+ * any element below it.  Return: 0, or -EBUSY naming it.
+ */
+static int mvfs_check_reserved(struct mvfs_checkin *ci,
+			       const struct mvfs_change *ch)
+{
+	bool under = ch->kind == MVFS_CH_DEL || ch->kind == MVFS_CH_REN;
+	ssize_t i;
+
+	i = mvfs_resv_other(ci->s, &ci->resv, ch->path, ci->tag, false);
+	if (i < 0 && ch->from)
+		i = mvfs_resv_other(ci->s, &ci->resv, ch->from, ci->tag,
+				    under);
+	if (i < 0)
+		return 0;
+	return mvfs_err(-EBUSY, "%s: reserved by view %s", ci->resv.path[i],
+			ci->resv.tag[i]);
+}
+
 static int mvfs_check_one(struct mvfs_checkin *ci,
 			  const struct mvfs_change *ch)
 {
-	const char *holder;
+	const char *what;
 	__u64 when;
 	int err;
 
-	holder = mvfs_resv_holder(ci->s, &ci->resv, ch->path);
-	if (!holder && ch->from)
-		holder = mvfs_resv_holder(ci->s, &ci->resv, ch->from);
-	if (holder && strcmp(holder, ci->tag))
-		return mvfs_err(-EBUSY, "%s: reserved by view %s", ch->path,
-				holder);
-	if (mvfs_in_newest(ci, ch))
-		return 0;
+	err = mvfs_check_reserved(ci, ch);
+	if (err || mvfs_in_newest(ci, ch))
+		return err;
+	what = ch->kind == MVFS_CH_ADD ? ch->path : ch->from;
 	if (ch->kind == MVFS_CH_ADD)
 		err = mvfs_added_in(ci->s, ch->path, ci->head, &when);
 	else
 		err = mvfs_changed_since(ci->s, ch->from, ch->rev, ci->head,
 					 S_ISDIR(ch->mode) &&
 					 ch->kind != MVFS_CH_DEL, &when);
+	/*
+	 * A move lands over what its new path showed, as of the revision
+	 * the element was copied from (a move copies it, if nothing did
+	 * before): another view's change there since makes it out of date.
+	 */
+	if (!err && !when && ch->kind == MVFS_CH_REN && ch->over) {
+		what = ch->path;
+		err = mvfs_changed_since(ci->s, ch->over, ch->rev, ci->head,
+					 false, &when);
+	}
 	if (!err && when)
 		err = mvfs_err(-EAGAIN, "out of date: %s changed in revision %llu",
-			       ch->kind == MVFS_CH_ADD ? ch->path : ch->from,
-			       when);
+			       what, when);
 	return err;
 }
 
@@ -186,7 +212,10 @@ static int mvfs_check_one(struct mvfs_checkin *ci,
  * An element is out of date when its entry at the path it was copied
  * from differs between the revision it was copied from and the newest
  * of the target branch (a directory: its owner and mode); a new element,
- * when that revision has something at its path.
+ * when that revision has something at its path; a moved one also when
+ * its new path differs between the revision it was copied from and the
+ * newest.  Another view's reservation of an element, or of one
+ * below an element removed or moved, refuses it.
  *
  * Return: 0; -EAGAIN out of date; -EBUSY reserved by another view.
  */

@@ -247,6 +247,12 @@ static int mvfs_walk_origin(struct mvfs_priv *p, struct mvfs_pdir *d,
 		kind = MVFS_CH_DIR;
 	err = mvfs_priv_add(p, kind, path, upath, o->path, o->rev,
 			    st->st_mode);
+	if (!err && kind == MVFS_CH_REN && d->src) {
+		p->v[i].over = mvfs_path_join(d->src,
+					      strrchr(upath, '/') + 1);
+		if (!p->v[i].over)
+			return mvfs_priv_oom();
+	}
 	if (err || !S_ISDIR(st->st_mode))
 		return err;
 	p->v[i].src = strdup(o->path);
@@ -447,6 +453,7 @@ void mvfs_priv_free(struct mvfs_priv *p)
 		free(p->v[i].path);
 		free(p->v[i].upath);
 		free(p->v[i].from);
+		free(p->v[i].over);
 		free(p->v[i].src);
 	}
 	free(p->v);

@@ -40,6 +40,10 @@ struct mvfs_change {
 				 * entries show through, NULL for none
 				 */
 	__u64	rev;		/* the revision it was copied from, 0 none */
+	char	*over;		/* REN: the element path its new directory
+				 * shows at its new name (present or not),
+				 * as of rev; NULL when it shows no tree
+				 */
 	mode_t	mode;		/* of the private entry */
 	bool	moved;	/* DEL: the old name of an element moved (REN) */
 	bool	selected;	/* check-in: part of it */

@@ -146,20 +146,50 @@ void mvfs_resv_free(struct mvfs_resv *r)
 const char *mvfs_resv_holder(const struct mvfs_store *s,
 			     const struct mvfs_resv *r, const char *path)
 {
+	ssize_t i = mvfs_resv_other(s, r, path, NULL, false);
+
+	return i < 0 ? NULL : r->tag[i];
+}
+
+/* Does reserved path RP fall to a change of PATH (UNDER: or below it)? */
+static bool mvfs_resv_covers(const char *rp, const char *path, bool under)
+{
+	size_t n = strlen(path);
+
+	if (!strcmp(rp, path))
+		return true;
+	return under && (!n || (!strncmp(rp, path, n) && rp[n] == '/'));
+}
+
+/**
+ * mvfs_resv_other - a reservation that a change of @path runs into
+ * @s: the store: reservations of views that no longer exist do not count
+ * @r: the list
+ * @path: the element path changed ("" the top)
+ * @tag: the view changing it, whose own reservations do not count; NULL
+ *	 for none
+ * @under: also those of elements below @path (it is removed or moved)
+ *
+ * Return: the reservation's index in @r, or -1 when there is none.
+ */
+ssize_t mvfs_resv_other(const struct mvfs_store *s, const struct mvfs_resv *r,
+			const char *path, const char *tag, bool under)
+{
 	struct mvfs_view_info vi;
 	unsigned int v;
 	size_t i;
 
 	for (i = 0; i < r->n; i++) {
-		if (strcmp(r->path[i], path))
+		if (!mvfs_resv_covers(r->path[i], path, under) ||
+		    (tag && !strcmp(r->tag[i], tag)))
 			continue;
 		for (v = 0; v < mvfs_store_nviews(s); v++) {
 			mvfs_store_view(s, v, &vi);
 			if (!strcmp(vi.tag, r->tag[i]))
-				return r->tag[i];
+				return i;
 		}
 	}
-	return NULL;
+	return -1;
 }
 
 /**

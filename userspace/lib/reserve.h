@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include "store.h"
 
 struct mvfs_resv {
@@ -23,6 +24,8 @@ int mvfs_resv_read(const char *store_dir, struct mvfs_resv *r);
 void mvfs_resv_free(struct mvfs_resv *r);
 const char *mvfs_resv_holder(const struct mvfs_store *s,
 			     const struct mvfs_resv *r, const char *path);
+ssize_t mvfs_resv_other(const struct mvfs_store *s, const struct mvfs_resv *r,
+			const char *path, const char *tag, bool under);
 int mvfs_resv_add(struct mvfs_resv *r, const char *tag, const char *path);
 bool mvfs_resv_drop(struct mvfs_resv *r, const char *tag, const char *path);
 int mvfs_resv_write(const char *store_dir, const struct mvfs_resv *r);

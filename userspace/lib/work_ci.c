@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,12 @@ int mvfs_w_checkin(struct mvfs_wctx *w)
 	};
 	int err;
 
+	/*
+	 * A reader of the output that goes away (mvfs checkin | head) must
+	 * not stop it between its commit and its retiring: the changes
+	 * checked in would stay private, and read as out of date.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	err = mvfs_priv_read(w->s, w->wc->store, w->tag, &w->sel, &ci.p);
 	if (!err)
 		err = mvfs_checkin_select(&ci, w->paths, w->npaths);
