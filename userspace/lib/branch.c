@@ -149,6 +149,10 @@ static int mvfs_branch_name_check(const struct mvfs_store *s,
 {
 	int err = mvfs_name_check("branch name", name);
 
+	/* NAME@@7 reads 7 as a revision number, never as a branch. */
+	if (!err && strspn(name, "0123456789") == strlen(name))
+		err = mvfs_err(-EINVAL, "bad branch name \"%s\": a number",
+			       name);
 	if (!err && mvfs_branch_find(s, name) >= 0)
 		err = mvfs_err(-EEXIST, "branch %s exists", name);
 	return err;

@@ -214,6 +214,10 @@ static int mvfs_mkview_opt(struct mvfs_ctx *c, int opt, char **argv,
 		err = mvfs_mkview_rule(c, m, optarg);
 		break;
 	case 'l':
+		/* A label's name: not a number, nor a branch's BRANCH/LATEST. */
+		if (!mvfs_name_valid(optarg) ||
+		    strspn(optarg, "0123456789") == strlen(optarg))
+			return mvfs_bad_usage(c, "bad label name", optarg);
 		err = mvfs_mkview_rule(c, m, optarg);
 		break;
 	case 'L':
@@ -384,6 +388,9 @@ int mvfs_cmd_startview(struct mvfs_ctx *c, int argc, char **argv)
 	if (err >= 0)
 		return err;
 	tag = argv[optind];
+	err = mvfs_name_check("view tag", tag);
+	if (err)
+		return mvfs_fail(c, err);
 	/* Only root starts views: others get viewroot's own refusal. */
 	err = geteuid() ? 0 : mvfs_lease_take(c->store, tag);
 	if (!err) {
