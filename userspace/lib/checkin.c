@@ -72,6 +72,16 @@ static void mvfs_select_parents(struct mvfs_priv *p, size_t i)
 			p->v[k].selected = true;
 }
 
+/* How many changes are selected. */
+static size_t mvfs_selected(const struct mvfs_priv *p)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->n; i++)
+		n += p->v[i].selected;
+	return n;
+}
+
 static bool mvfs_wanted(const struct mvfs_change *ch, char **paths,
 			int npaths)
 {
@@ -99,17 +109,25 @@ static bool mvfs_wanted(const struct mvfs_change *ch, char **paths,
 int mvfs_checkin_select(struct mvfs_checkin *ci, char **paths, int npaths)
 {
 	struct mvfs_priv *p = &ci->p;
-	size_t i, n = 0;
+	size_t i, n = 0, was;
 
 	for (i = 0; i < p->n; i++)
 		p->v[i].selected = mvfs_is_change(&p->v[i]) &&
 				   mvfs_wanted(&p->v[i], paths, npaths);
-	for (i = 0; i < p->n; i++)
-		if (p->v[i].selected)
-			mvfs_select_pairs(p, i);
-	for (i = p->n; i-- > 0;)
-		if (p->v[i].selected)
-			mvfs_select_parents(p, i);
+	/*
+	 * Until nothing more comes in: a directory above a change may be
+	 * a rename, whose other half (the old name's whiteout) it brings,
+	 * and that has directories above it too.
+	 */
+	do {
+		was = mvfs_selected(p);
+		for (i = 0; i < p->n; i++)
+			if (p->v[i].selected)
+				mvfs_select_pairs(p, i);
+		for (i = p->n; i-- > 0;)
+			if (p->v[i].selected)
+				mvfs_select_parents(p, i);
+	} while (mvfs_selected(p) != was);
 	for (i = 0; i < p->n; i++)
 		n += p->v[i].selected && mvfs_is_change(&p->v[i]);
 	if (!n)
