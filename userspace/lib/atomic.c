@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -185,6 +186,9 @@ int mvfs_write_new(int dfd, const char *name, const void *buf, size_t len)
  *   crash-before-state  a revision's commit exits before its state is
  *                       written, as a crash would
  *   hold-lock           a writer holds the store's lock 3 s longer
+ *   checkin-pause       a check-in stops once it has read the view's
+ *                       changes, before it asks for their generations,
+ *                       until $MVFS_TEST_GO exists (mvfs_test_pause())
  *
  * Return: true if it is.
  */
@@ -197,6 +201,23 @@ bool mvfs_fault(const char *point)
 		if (!strncmp(p, point, len) && (!p[len] || p[len] == ','))
 			return true;
 	return false;
+}
+
+/**
+ * mvfs_test_pause - stop at a point a test names, until it says go
+ *
+ * For a test that must act at a given moment of a command (MVFS_TEST_FAULT
+ * names the point): says "mvfs: test: paused" on stderr, then waits until
+ * the file $MVFS_TEST_GO exists (at most a minute).
+ */
+void mvfs_test_pause(void)
+{
+	const char *go = getenv("MVFS_TEST_GO");
+	int i;
+
+	fprintf(stderr, "mvfs: test: paused\n");
+	for (i = 0; go && i < 6000 && access(go, F_OK); i++)
+		usleep(10000);
 }
 
 /* Remove the entries of directory FD, recursively; -errno. */

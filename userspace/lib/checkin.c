@@ -282,16 +282,29 @@ static int mvfs_ci_dir(struct mvfs_checkin *ci, size_t first, size_t end,
 	return err;
 }
 
-/* Ask the module for the generation of each selected entry. */
+/*
+ * Ask the module for the generation of each selected entry.  A removal's
+ * is 0, a whiteout's, whatever PRIVGEN says: a file made at its path
+ * since the whiteout was read is another entry, whose generation RETIRE
+ * must not be given, or it would unlink a file nobody checked in; with
+ * 0 it keeps that file, as a change over the new revision.
+ */
 static int mvfs_ci_gens(struct mvfs_checkin *ci)
 {
+	struct mvfs_change *ch;
 	size_t i;
 	int err = 0;
 
-	for (i = 0; !err && i < ci->p.n; i++)
-		if (ci->p.v[i].selected)
-			err = mvfs_priv_gen(ci->vmnt, ci->tag, ci->p.v[i].path,
-					    &ci->p.v[i].gen);
+	if (mvfs_fault("checkin-pause"))
+		mvfs_test_pause();
+	for (i = 0; !err && i < ci->p.n; i++) {
+		ch = &ci->p.v[i];
+		if (!ch->selected)
+			continue;
+		err = mvfs_priv_gen(ci->vmnt, ci->tag, ch->path, &ch->gen);
+		if (ch->kind == MVFS_CH_DEL)
+			ch->gen = 0;
+	}
 	return err;
 }
 

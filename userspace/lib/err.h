@@ -7,8 +7,14 @@
 #ifndef MVFS_ERR_H
 #define MVFS_ERR_H
 
+#include <stdbool.h>
+
 int mvfs_err(int err, const char *fmt, ...);
 int mvfs_err_prefix(int err, const char *fmt, ...);
 const char *mvfs_errmsg(int err);
+
+/* Test hooks: MVFS_TEST_FAULT=POINT[,POINT...] (atomic.c). */
+bool mvfs_fault(const char *point);
+void mvfs_test_pause(void);
 
 #endif /* MVFS_ERR_H */

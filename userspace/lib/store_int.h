@@ -167,7 +167,6 @@ int mvfs_pwrite(int fd, const void *buf, size_t len, __u64 off);
 ssize_t mvfs_pread_upto(int fd, void *buf, size_t len, __u64 off);
 int mvfs_write_new(int dfd, const char *name, const void *buf, size_t len);
 int mvfs_open_file(int dfd, const char *name, int flags);
-bool mvfs_fault(const char *point);
 int mvfs_remove_tree(int dfd, const char *name);
 
 /* lock.c */
