@@ -152,6 +152,15 @@ static bool mvfs_in_newest(struct mvfs_checkin *ci,
 }
 
 /*
+ * A directory made in place of an element (rm -r d; mkdir d): it shows
+ * none of the element's entries, so its check-in drops them all.
+ */
+static bool mvfs_replaced_dir(const struct mvfs_change *ch)
+{
+	return ch->kind == MVFS_CH_MOD && S_ISDIR(ch->mode) && !ch->src;
+}
+
+/*
  * Another view's reservation that change CH runs into: of its path, or
  * of the element it came from and, when that is removed or moved, of
  * any element below it.  Return: 0, or -EBUSY naming it.
@@ -159,7 +168,8 @@ static bool mvfs_in_newest(struct mvfs_checkin *ci,
 static int mvfs_check_reserved(struct mvfs_checkin *ci,
 			       const struct mvfs_change *ch)
 {
-	bool under = ch->kind == MVFS_CH_DEL || ch->kind == MVFS_CH_REN;
+	bool under = ch->kind == MVFS_CH_DEL || ch->kind == MVFS_CH_REN ||
+		     mvfs_replaced_dir(ch);
 	ssize_t i;
 
 	i = mvfs_resv_other(ci->s, &ci->resv, ch->path, ci->tag, false);
@@ -188,16 +198,17 @@ static int mvfs_check_one(struct mvfs_checkin *ci,
 	else
 		err = mvfs_changed_since(ci->s, ch->from, ch->rev, ci->head,
 					 S_ISDIR(ch->mode) &&
-					 ch->kind != MVFS_CH_DEL, &when);
+					 ch->kind != MVFS_CH_DEL &&
+					 !mvfs_replaced_dir(ch), &when);
 	/*
-	 * A move lands over what its new path showed, as of the revision
-	 * the element was copied from (a move copies it, if nothing did
-	 * before): another view's change there since makes it out of date.
+	 * A move lands over what its new path showed (priv.c says as of
+	 * which revision): another view's change there since makes it out
+	 * of date.
 	 */
 	if (!err && !when && ch->kind == MVFS_CH_REN && ch->over) {
 		what = ch->path;
-		err = mvfs_changed_since(ci->s, ch->over, ch->rev, ci->head,
-					 false, &when);
+		err = mvfs_changed_since(ci->s, ch->over, ch->over_rev,
+					 ci->head, false, &when);
 	}
 	if (!err && when)
 		err = mvfs_err(-EAGAIN, "out of date: %s changed in revision %llu",
@@ -213,9 +224,10 @@ static int mvfs_check_one(struct mvfs_checkin *ci,
  * from differs between the revision it was copied from and the newest
  * of the target branch (a directory: its owner and mode); a new element,
  * when that revision has something at its path; a moved one also when
- * its new path differs between the revision it was copied from and the
- * newest.  Another view's reservation of an element, or of one
- * below an element removed or moved, refuses it.
+ * its new path differs between the revision the view last showed it in
+ * and the newest; a directory made in place of one, when anything under
+ * it differs.  Another view's reservation of an element, or of one below
+ * an element removed, moved or replaced, refuses it.
  *
  * Return: 0; -EAGAIN out of date; -EBUSY reserved by another view.
  */

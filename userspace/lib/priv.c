@@ -252,6 +252,13 @@ static int mvfs_walk_origin(struct mvfs_priv *p, struct mvfs_pdir *d,
 					      strrchr(upath, '/') + 1);
 		if (!p->v[i].over)
 			return mvfs_priv_oom();
+		/*
+		 * What the view showed there: as of the element's copy, or of
+		 * its new directory's (after a check-in retired it), the later.
+		 */
+		p->v[i].over_rev = mvfs_pdir_rev(p, d, p->v[i].over);
+		if (o->rev > p->v[i].over_rev)
+			p->v[i].over_rev = o->rev;
 	}
 	if (err || !S_ISDIR(st->st_mode))
 		return err;

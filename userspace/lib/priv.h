@@ -42,8 +42,9 @@ struct mvfs_change {
 	__u64	rev;		/* the revision it was copied from, 0 none */
 	char	*over;		/* REN: the element path its new directory
 				 * shows at its new name (present or not),
-				 * as of rev; NULL when it shows no tree
+				 * NULL when it shows no tree
 				 */
+	__u64	over_rev;	/* REN: the revision over was last seen in */
 	mode_t	mode;		/* of the private entry */
 	bool	moved;	/* DEL: the old name of an element moved (REN) */
 	bool	selected;	/* check-in: part of it */
