@@ -274,6 +274,11 @@ int mvfs_store_lookup(struct mvfs_store *s, __u64 rev, const char *path,
 	char *copy, *name, *save = NULL;
 	int err = 0;
 
+	/* A revision from outside the state (an origin, a record). */
+	if (!rev || rev > mvfs_store_nrevs(s))
+		return mvfs_err(-EIO, "store %s: no revision %llu (the newest is %llu)",
+				s->dir, (unsigned long long)rev,
+				(unsigned long long)mvfs_store_nrevs(s));
 	copy = strdup(path);
 	if (!copy)
 		return mvfs_err(-ENOMEM, "out of memory");
