@@ -148,6 +148,9 @@ static bool mvfs_view_is(struct mvfs_merge *m, const char *vpath, bool ours,
 		return false;
 	if (S_ISDIR(e->mode))
 		return mvfs_dir_is(m, vpath, e);
+	/* A chmod is a change (a symlink's mode is always 0777). */
+	if ((st->st_mode & 07777) != (e->mode & 07777))
+		return false;
 	if (S_ISLNK(e->mode)) {
 		n = readlink(vpath, link, sizeof(link) - 1);
 		target = malloc(e->size + 1);
@@ -328,7 +331,10 @@ static int mvfs_merge_text(struct mvfs_merge *m, const char *path,
 	ret = mvfs_run_diff3(m, path, files, fd);
 	if (ret < 0)
 		goto out;
-	err = mvfs_copy_file(tmp, vpath, O_TRUNC, st->st_mode);
+	/* The mode as the lines: the source's, unless the view changed it. */
+	err = mvfs_copy_file(tmp, vpath, O_TRUNC,
+			     (st->st_mode & 07777) == (b->mode & 07777) ?
+			     t->mode : st->st_mode);
 	m->changed++;
 	if (!err && ret)
 		mvfs_merge_conflict(m, path,
