@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "err.h"
+#include "lease.h"
+#include "store.h"
 #include "viewroot.h"
 
 static const char view_set_help[] =
@@ -44,6 +46,14 @@ static const char *view_mount(void)
 	return dir && *dir ? dir : "/view";
 }
 
+/* The store: $MVFS_STORE_DIR, or /var/lib/mvfs. */
+static const char *view_store(void)
+{
+	const char *dir = getenv("MVFS_STORE_DIR");
+
+	return dir && *dir ? dir : MVFS_STORE_DEFAULT;
+}
+
 static int set_view(const char *vmnt, const char *tag)
 {
 	int err = mvfs_view_ioctl(vmnt, MVFS_IOC_SETVIEW, tag, 0, -1, NULL);
@@ -51,9 +61,15 @@ static int set_view(const char *vmnt, const char *tag)
 
 	snprintf(path, sizeof(path), "%s/%s", vmnt, tag);
 	if (err == -ENOENT && *tag && geteuid() == 0 && !access(path, F_OK)) {
-		err = mvfs_viewroot_start(vmnt, tag);
-		if (err && err != -EEXIST)
+		/* As mvfs startview: the view's lease first (one machine). */
+		err = mvfs_lease_take(view_store(), tag);
+		if (err)
 			return err;
+		err = mvfs_viewroot_start(vmnt, tag);
+		if (err && err != -EEXIST) {
+			mvfs_lease_drop(view_store(), tag);
+			return err;
+		}
 		err = mvfs_view_ioctl(vmnt, MVFS_IOC_SETVIEW, tag, 0, -1,
 				      NULL);
 	}
