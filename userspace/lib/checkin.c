@@ -72,6 +72,25 @@ static void mvfs_select_parents(struct mvfs_priv *p, size_t i)
 			p->v[k].selected = true;
 }
 
+/*
+ * A directory moved, or made in place of an element, goes whole: a
+ * change under it left out would then read as a move from a path that
+ * is gone, out of date for good.
+ */
+static void mvfs_select_under(struct mvfs_priv *p, size_t i)
+{
+	const struct mvfs_change *ch = &p->v[i];
+	size_t j;
+
+	if (!S_ISDIR(ch->mode) || !(ch->kind == MVFS_CH_REN ||
+				    (ch->kind == MVFS_CH_MOD && !ch->src)))
+		return;
+	for (j = i + 1; j < p->n; j++)
+		if (mvfs_is_change(&p->v[j]) &&
+		    mvfs_path_under(p->v[j].path, ch->path))
+			p->v[j].selected = true;
+}
+
 /* How many changes are selected. */
 static size_t mvfs_selected(const struct mvfs_priv *p)
 {
@@ -117,13 +136,15 @@ int mvfs_checkin_select(struct mvfs_checkin *ci, char **paths, int npaths)
 	/*
 	 * Until nothing more comes in: a directory above a change may be
 	 * a rename, whose other half (the old name's whiteout) it brings,
-	 * and that has directories above it too.
+	 * with the changes under it, and that has directories above it too.
 	 */
 	do {
 		was = mvfs_selected(p);
 		for (i = 0; i < p->n; i++)
-			if (p->v[i].selected)
+			if (p->v[i].selected) {
 				mvfs_select_pairs(p, i);
+				mvfs_select_under(p, i);
+			}
 		for (i = p->n; i-- > 0;)
 			if (p->v[i].selected)
 				mvfs_select_parents(p, i);
