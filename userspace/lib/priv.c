@@ -254,11 +254,11 @@ static int mvfs_walk_origin(struct mvfs_priv *p, struct mvfs_pdir *d,
 			return mvfs_priv_oom();
 		/*
 		 * What the view showed there: as of the element's copy, or of
-		 * its new directory's (after a check-in retired it), the later.
+		 * its new directory's copy (which a check-in that retires it
+		 * moves on), the later.  Not the view's selection now, which
+		 * would hide a change made since the move.
 		 */
-		p->v[i].over_rev = mvfs_pdir_rev(p, d, p->v[i].over);
-		if (o->rev > p->v[i].over_rev)
-			p->v[i].over_rev = o->rev;
+		p->v[i].over_rev = d->rev > o->rev ? d->rev : o->rev;
 	}
 	if (err || !S_ISDIR(st->st_mode))
 		return err;
