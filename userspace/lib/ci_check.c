@@ -346,5 +346,12 @@ int mvfs_checkin_target(struct mvfs_checkin *ci)
 	ci->place.branch = ci->branch;
 	b = mvfs_store_branch_find(ci->s, ci->branch);
 	ci->head = b < 0 ? ci->place.from : mvfs_store_branch_head(ci->s, b);
-	return mvfs_merge_pending(ci->store_dir, ci->tag, &ci->place.merge);
+	err = mvfs_merge_pending(ci->store_dir, ci->tag, &ci->place.merge);
+	/* The new revision's merge must be below it, or no reader takes it. */
+	if (!err && ci->place.merge > mvfs_store_nrevs(ci->s))
+		err = mvfs_err(-EIO, "view %s: %s %llu, %s (merge again)",
+			       ci->tag, "its pending merge names revision",
+			       (unsigned long long)ci->place.merge,
+			       "which the store does not have");
+	return err;
 }
