@@ -312,6 +312,7 @@ struct user_run {
 	const struct op *op;
 	struct args *a;
 	struct res *r;
+	struct res w[2];	/* the child's write on each side */
 };
 
 /* clone() aligns the top of it as the ABI wants. */
@@ -319,7 +320,7 @@ static unsigned long child_stack[128 * 1024];
 
 static int child(void *arg)
 {
-	const struct user_run *u = arg;
+	struct user_run *u = arg;
 	const struct args *a = u->a;
 	gid_t other = a->user == 1000 ? 1001 : 1000;
 	struct res *r;
@@ -334,10 +335,14 @@ static int child(void *arg)
 		r = &u->r[s];
 		run_side(u->op, u->a, s, r);
 		if ((u->op->flags & F_NEWFD) && r->ret >= 0) {
-			/* an unprivileged write drops setuid and setgid */
-			if ((open_flags(a->bits) & (O_WRONLY | O_RDWR)) &&
-			    write(r->ret, "u", 1) != 1)
-				return 125;
+			/*
+			 * An unprivileged write drops setuid and setgid.  It
+			 * may fail (EAGAIN: a full FIFO), alike on both sides.
+			 */
+			if (open_flags(a->bits) & (O_WRONLY | O_RDWR)) {
+				u->w[s].ret = write(r->ret, "u", 1);
+				u->w[s].err = errno;
+			}
 			close(r->ret);
 		}
 	}
@@ -357,6 +362,12 @@ static void run_user(const struct op *op, struct args *a, struct res *r)
 		die("clone: %s", strerror(errno));
 	if (waitpid(pid, &status, 0) != pid || status)
 		die("the unprivileged child failed: status %#x", status);
+	if (r[0].ret >= 0 && r[1].ret >= 0 &&
+	    (u.w[0].ret != u.w[1].ret ||
+	     (u.w[0].ret < 0 && u.w[0].err != u.w[1].err)))
+		die("the unprivileged write to the new file: A %ld (%s), B %ld (%s)",
+		    u.w[0].ret, strerror(u.w[0].err),
+		    u.w[1].ret, strerror(u.w[1].err));
 }
 
 /* --- checks around an operation -------------------------------------- */
