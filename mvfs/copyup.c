@@ -216,12 +216,45 @@ static int mvfs_copy_attr(struct mvfs_sb_info *sbi, struct inode *inode,
 	return err;
 }
 
-/* Rename the finished copy W into UDIR as NAME; returns it (dput it). */
+/*
+ * Keep the finished copy W as an orphan: the element DENTRY stood for is
+ * no longer at its name in the view (removed, or another file put there)
+ * but is still open, and its opener changes it (fchmod(), ftruncate()).
+ * On ext2 that changes the unlinked inode, which nobody else sees; so
+ * here the copy is unlinked from WORK (locked) while a reference keeps
+ * it, as an O_TMPFILE file is kept, and goes when the view's inode goes.
+ * Returns it (dput it).
+ */
+static struct dentry *mvfs_copy_orphan(struct mvfs_sb_info *sbi,
+				       struct dentry *work, struct dentry *w)
+{
+	struct dentry *d = dget(w);	/* so that the unlink keeps its inode */
+	int err;
+
+	if (d_is_dir(w))
+		err = mvfs_do_rmdir(sbi, d_inode(work), w);
+	else
+		err = mvfs_do_unlink(sbi, d_inode(work), w);
+	if (err) {
+		dput(d);
+		return ERR_PTR(err);
+	}
+	return d;
+}
+
+/*
+ * Rename the finished copy W of DENTRY's element into UDIR under its
+ * name; returns it (dput it).  Where the name no longer holds the
+ * element, the copy is kept unnamed (mvfs_copy_orphan()): the private
+ * entry there (a whiteout, or what replaced it) is checked under UDIR's
+ * lock, which every change of a name in the view takes.
+ */
 static struct dentry *mvfs_copy_place(struct mvfs_sb_info *sbi,
 				      struct dentry *work, struct dentry *w,
 				      struct dentry *udir,
-				      const struct qstr *name)
+				      struct dentry *dentry)
 {
+	const struct qstr *name = &dentry->d_name;
 	struct timespec64 pm, pc;
 	struct dentry *trap, *d;
 	int err;
@@ -230,9 +263,14 @@ static struct dentry *mvfs_copy_place(struct mvfs_sb_info *sbi,
 	d = lookup_one_len(name->name, udir, name->len);
 	if (IS_ERR(d))
 		goto out_unlock;
-	err = -EEXIST;
-	if (d_is_positive(d) || trap == d || trap == w)
+	err = -EIO;
+	if (trap == d || trap == w)
 		goto out_dput;
+	if (d_is_positive(d) || d_unlinked(dentry)) {
+		dput(d);
+		d = mvfs_copy_orphan(sbi, work, w);
+		goto out_unlock;
+	}
 	pm = d_inode(udir)->i_mtime;
 	pc = d_inode(udir)->i_ctime;
 	err = mvfs_do_rename(sbi, d_inode(work), w, d_inode(udir), d, 0);
@@ -291,7 +329,7 @@ static struct dentry *mvfs_copy_build(struct dentry *dentry,
 		 */
 		WRITE_ONCE(ei->cu_target, d_inode(w));
 		__insert_inode_hash(inode, (unsigned long)d_inode(w));
-		d = mvfs_copy_place(sbi, work, w, udir, &dentry->d_name);
+		d = mvfs_copy_place(sbi, work, w, udir, dentry);
 		err = PTR_ERR_OR_ZERO(d);
 		if (err) {
 			remove_inode_hash(inode);
