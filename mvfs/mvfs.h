@@ -196,6 +196,7 @@ struct mvfs_sb_info {
 	struct path		store;		/* the store directory */
 	struct file		*pack;
 	const struct cred	*creds;		/* the mounter's, for the store */
+	struct path		mnt_root;	/* the mounter's root: no view */
 	struct rw_semaphore	state_lock;	/* protects state, views */
 	struct mvfs_state	*state;
 	struct list_head	views;

@@ -10,6 +10,7 @@
 #include <linux/cred.h>
 #include <linux/fs_context.h>
 #include <linux/fs_parser.h>
+#include <linux/fs_struct.h>
 #include <linux/module.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
@@ -52,6 +53,7 @@ static void mvfs_free_sbi(struct mvfs_sb_info *sbi)
 	mvfs_unregister_all(sbi);
 	mvfs_views_free(sbi);
 	path_put(&sbi->vdir);
+	path_put(&sbi->mnt_root);
 	mvfs_store_close(sbi);
 	if (sbi->creds)
 		put_cred(sbi->creds);
@@ -137,6 +139,7 @@ static int mvfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	ratelimit_default_init(&sbi->fail_rs);
 	sb->s_fs_info = sbi;
 	sbi->creds = get_cred(fc->cred);
+	get_fs_root(current->fs, &sbi->mnt_root);
 	sbi->store_name = kstrdup(ctx->store, GFP_KERNEL);
 	if (!sbi->store_name)
 		return -ENOMEM;

@@ -362,14 +362,20 @@ static void mvfs_new_pwd(const struct path *root, const char *fallback,
 	}
 }
 
-/* Leaving a view: back to the system root it was entered from. */
+/*
+ * Leaving a view: back to the system root it was entered from.  Outside
+ * a view, a system root (one a view was entered from, or the root /view
+ * was mounted from) stays; any other root (a chroot, an ended view's) is
+ * -EPERM: the ioctl takes nobody anywhere else.
+ */
 static int mvfs_leave_target(struct mvfs_sb_info *sbi, const struct path *cur,
 			     struct mvfs_view *in, struct path *to)
 {
 	lockdep_assert_held(&sbi->reg_lock);
 	if (in)
 		*to = in->base;
-	else if (mvfs_reg_is_base(sbi, cur))
+	else if (path_equal(cur, &sbi->mnt_root) ||
+		 mvfs_reg_is_base(sbi, cur))
 		*to = *cur;
 	else
 		return -EPERM;
