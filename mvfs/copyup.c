@@ -245,14 +245,16 @@ static struct dentry *mvfs_copy_orphan(struct mvfs_sb_info *sbi,
 /*
  * Rename the finished copy W of DENTRY's element into UDIR under its
  * name; returns it (dput it).  Where the name no longer holds the
- * element, the copy is kept unnamed (mvfs_copy_orphan()): the private
- * entry there (a whiteout, or what replaced it) is checked under UDIR's
- * lock, which every change of a name in the view takes.
+ * element, the copy is kept unnamed (mvfs_copy_orphan()): GONE (the view
+ * selects another version there now), DENTRY unhashed, its parent's copy
+ * removed, or a private entry at the name (a whiteout, or what replaced
+ * it).  The element's inode lock, held by every caller, keeps the name
+ * from being removed or replaced meanwhile.
  */
 static struct dentry *mvfs_copy_place(struct mvfs_sb_info *sbi,
 				      struct dentry *work, struct dentry *w,
 				      struct dentry *udir,
-				      struct dentry *dentry)
+				      struct dentry *dentry, bool gone)
 {
 	const struct qstr *name = &dentry->d_name;
 	struct timespec64 pm, pc;
@@ -260,13 +262,17 @@ static struct dentry *mvfs_copy_place(struct mvfs_sb_info *sbi,
 	int err;
 
 	trap = lock_rename(work, udir);
+	if (gone || d_unlinked(dentry) || IS_DEADDIR(d_inode(udir))) {
+		d = mvfs_copy_orphan(sbi, work, w);
+		goto out_unlock;
+	}
 	d = lookup_one_len(name->name, udir, name->len);
 	if (IS_ERR(d))
 		goto out_unlock;
 	err = -EIO;
 	if (trap == d || trap == w)
 		goto out_dput;
-	if (d_is_positive(d) || d_unlinked(dentry)) {
+	if (d_is_positive(d)) {
 		dput(d);
 		d = mvfs_copy_orphan(sbi, work, w);
 		goto out_unlock;
@@ -298,7 +304,7 @@ out_unlock:
 /* Build the copy of DENTRY's element in WORK; the new private entry. */
 static struct dentry *mvfs_copy_build(struct dentry *dentry,
 				      struct dentry *work,
-				      struct dentry *udir)
+				      struct dentry *udir, bool gone)
 {
 	struct inode *inode = d_inode(dentry);
 	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
@@ -329,7 +335,7 @@ static struct dentry *mvfs_copy_build(struct dentry *dentry,
 		 */
 		WRITE_ONCE(ei->cu_target, d_inode(w));
 		__insert_inode_hash(inode, (unsigned long)d_inode(w));
-		d = mvfs_copy_place(sbi, work, w, udir, dentry);
+		d = mvfs_copy_place(sbi, work, w, udir, dentry, gone);
 		err = PTR_ERR_OR_ZERO(d);
 		if (err) {
 			remove_inode_hash(inode);
@@ -390,7 +396,7 @@ static int mvfs_copy_up_one(struct dentry *dentry)
 	struct mvfs_inode_info *ei = MVFS_I(inode);
 	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
 	struct dentry *parent, *work, *d;
-	int err;
+	int err, cur;
 
 	mutex_lock(&ei->cu_lock);
 	err = 0;
@@ -405,14 +411,23 @@ static int mvfs_copy_up_one(struct dentry *dentry)
 	err = mnt_want_write(sbi->store.mnt);
 	if (err)
 		goto out_work;
-	parent = dget_parent(dentry);
-	d = mvfs_copy_build(dentry, work, mvfs_upper(d_inode(parent)));
-	dput(parent);
-	err = PTR_ERR_OR_ZERO(d);
-	/* The copy keeps the element's ctime, which no call can set. */
+	cur = mvfs_elem_current(inode);
+	err = cur < 0 ? cur : 0;
+	if (!err) {
+		parent = dget_parent(dentry);
+		d = mvfs_copy_build(dentry, work, mvfs_upper(d_inode(parent)),
+				    !cur);
+		dput(parent);
+		err = PTR_ERR_OR_ZERO(d);
+	}
+	/*
+	 * The copy keeps the element's ctime, which no call can set.  One
+	 * kept unnamed goes at the last close: nothing to make durable.
+	 */
 	if (!err) {
 		mvfs_set_ctime(d_inode(d), &inode->i_ctime);
-		mvfs_copy_sync(sbi);
+		if (!d_unhashed(d))
+			mvfs_copy_sync(sbi);
 	}
 	mnt_drop_write(sbi->store.mnt);
 	if (!err) {

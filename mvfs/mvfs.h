@@ -401,6 +401,7 @@ void mvfs_spec_children(const struct mvfs_spec *spec, u32 i,
 			const char *dir, u32 len, bool *some, bool *all);
 
 /* revalidate.c */
+int mvfs_elem_current(struct inode *inode);
 void mvfs_dir_refresh(struct inode *dir);
 
 /* select.c */

@@ -60,6 +60,26 @@ out_unlock:
 }
 
 /**
+ * mvfs_elem_current - is an element still what its view shows at its path
+ * @inode: an element of a view (no private copy), its ->cu_lock held
+ *
+ * For a change through a file opened before the view's selection moved
+ * (its dentry is revalidated by path walks only): a copy of what is no
+ * longer there must not land on the name.
+ *
+ * Return: 1 if so, 0 if it changed or went, or -errno.
+ */
+int mvfs_elem_current(struct inode *inode)
+{
+	struct mvfs_inode_info *ei = MVFS_I(inode);
+
+	lockdep_assert_held(&ei->cu_lock);
+	if (READ_ONCE(ei->view->sel) == READ_ONCE(ei->sel))
+		return 1;
+	return mvfs_lower_refresh(inode);
+}
+
+/**
  * mvfs_dir_refresh - a directory takes what its view's selection shows now
  * @dir: a directory of a view with merge set (an element, or a private
  *       directory with an origin), whose view's selection moved
