@@ -242,6 +242,18 @@ bool mvfs_store_is_store_dir(const struct mvfs_store *s, const struct stat *st)
 	return st->st_dev == s->dir_st.st_dev && st->st_ino == s->dir_st.st_ino;
 }
 
+/**
+ * mvfs_store_durable - whether what was committed is sure to survive a crash
+ * @s: the store
+ *
+ * Return: false once a commit's sync of the store directory failed (the
+ * commit stands, as every reader sees it, but a power cut may undo it).
+ */
+bool mvfs_store_durable(const struct mvfs_store *s)
+{
+	return !s->not_durable;
+}
+
 /* Revisions. */
 
 /**

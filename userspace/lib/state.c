@@ -416,6 +416,7 @@ static int mvfs_state_image(const struct mvfs_store *s, size_t size,
 /* Warn that a committed change may not survive a crash. */
 static void mvfs_state_not_durable(struct mvfs_store *s, int err)
 {
+	s->not_durable = true;
 	fprintf(stderr,
 		"mvfs: warning: store %s: the change is committed, but %s (%s): it may not survive a crash\n",
 		s->dir, "syncing the store directory failed", strerror(-err));

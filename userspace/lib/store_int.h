@@ -128,6 +128,7 @@ struct mvfs_store {
 	int			pack_fd;
 	int			index_fd;	/* -1 unless writable */
 	bool			write;
+	bool			not_durable;	/* the last commit's dir sync failed */
 	struct stat		dir_st;
 
 	/*

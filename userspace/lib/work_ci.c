@@ -56,7 +56,16 @@ int mvfs_w_checkin(struct mvfs_wctx *w)
 		fflush(stdout);
 		if (ci.place.merge)
 			mvfs_merge_done(w->wc->store, w->tag);
-		err = mvfs_checkin_retire(&ci);
+		/*
+		 * A revision that a power cut may still undo keeps the changes
+		 * it took private: retired, they would go with it.
+		 */
+		if (mvfs_store_durable(ci.s))
+			err = mvfs_checkin_retire(&ci);
+		else
+			fprintf(stderr,
+				"mvfs: warning: the changes checked in stay private in view %s until revision %llu is sure to be on disk (mvfs uncheckout --rm drops them then)\n",
+				w->tag, ci.rev);
 	}
 	if (ci.stale)
 		printf("%u changed while they were checked in and stay private\n",
