@@ -376,13 +376,6 @@ static void mvfs_main_usage(FILE *f)
 		MVFS_STORE_DEFAULT, MVFS_VIEW_ROOT_DEFAULT);
 }
 
-static const char *mvfs_env(const char *name, const char *def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : def;
-}
-
 /* --wait SECONDS; 0, or -1 after saying why it is bad usage. */
 static int mvfs_parse_wait(const char *arg)
 {

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "err.h"
 #include "lease.h"
+#include "reload.h"
 #include "store.h"
 #include "viewroot.h"
 
@@ -41,17 +42,13 @@ static void show_help(FILE *f)
 /* The mvfs mount: $MVFS_VIEW_ROOT, or /view. */
 static const char *view_mount(void)
 {
-	const char *dir = getenv("MVFS_VIEW_ROOT");
-
-	return dir && *dir ? dir : "/view";
+	return mvfs_env("MVFS_VIEW_ROOT", MVFS_VIEW_ROOT_DEFAULT);
 }
 
 /* The store: $MVFS_STORE_DIR, or /var/lib/mvfs. */
 static const char *view_store(void)
 {
-	const char *dir = getenv("MVFS_STORE_DIR");
-
-	return dir && *dir ? dir : MVFS_STORE_DEFAULT;
+	return mvfs_env("MVFS_STORE_DIR", MVFS_STORE_DEFAULT);
 }
 
 static int set_view(const char *vmnt, const char *tag)
