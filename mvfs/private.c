@@ -518,9 +518,22 @@ int mvfs_clear_whiteouts(struct mvfs_sb_info *sbi, struct dentry *dir)
 	if (!err)
 		err = c.err;
 	if (!err && !list_empty(&c.names)) {
-		inode_lock_nested(d_inode(dir), I_MUTEX_PARENT);
+		struct inode *di = d_inode(dir);
+		struct timespec64 mt, ct;
+
+		inode_lock_nested(di, I_MUTEX_PARENT);
+		mt = di->i_mtime;
+		ct = di->i_ctime;
 		err = mvfs_unlink_whiteouts(sbi, dir, &c.names);
-		inode_unlock(d_inode(dir));
+		/*
+		 * Nothing the user sees changed: a removed directory keeps
+		 * its mtime, as on ext2 (an open file of it may still stat
+		 * it), and its ctime is the removal's.
+		 */
+		di->i_mtime = mt;
+		di->i_ctime = ct;
+		mark_inode_dirty(di);
+		inode_unlock(di);
 	}
 	list_for_each_entry_safe(n, tmp, &c.names, node)
 		kfree(n);
