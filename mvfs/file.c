@@ -12,10 +12,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/backing-dev.h>
 #include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/mount.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include "mvfs.h"
@@ -60,6 +62,11 @@ int mvfs_track_release(struct inode *inode, struct file *file)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
 	struct mvfs_file *mf = file->private_data;
+	struct inode *u = file->f_mapping->host;
+
+	/* ext2 drops the block reservation of a file written: as it would */
+	if (mf->cached && !mf->real && u->i_fop->release)
+		u->i_fop->release(u, file);
 
 	spin_lock(&sbi->files_lock);
 	list_del(&mf->node);
@@ -115,6 +122,22 @@ static struct file *mvfs_real_open(struct file *file, bool *lower)
 }
 
 /*
+ * May a file opened for writing write the private file's page cache
+ * itself, with no file of the store open?  For a regular private file of
+ * a store on ext2, whose ->write_begin and ->write_end want no file, and
+ * whose ->write_iter is generic_file_write_iter(), done here as it is
+ * there; not for O_DIRECT.  Its caller holds the inode's lock (shared).
+ */
+static bool mvfs_cached_ok(struct file *file)
+{
+	struct dentry *upper = mvfs_upper(file_inode(file));
+
+	return upper && d_is_reg(upper) && !(file->f_flags & O_DIRECT) &&
+	       MVFS_SB(file_inode(file)->i_sb)->store_ext2 &&
+	       !IS_DAX(d_inode(upper));
+}
+
+/*
  * Opening an element for writing (or to truncate it) copies it up
  * first; from then on its content is the private file's.
  */
@@ -138,7 +161,12 @@ static int mvfs_file_open(struct inode *inode, struct file *file)
 		if (!err && MVFS_I(inode)->retired)
 			err = -ESTALE;
 	}
-	real = err ? ERR_PTR(err) : mvfs_real_open(file, &lower);
+	if (!err && write && mvfs_cached_ok(file)) {
+		real = NULL;
+		lower = false;
+	} else {
+		real = err ? ERR_PTR(err) : mvfs_real_open(file, &lower);
+	}
 	if (write)
 		inode_unlock_shared(inode);
 	if (IS_ERR(real))
@@ -151,8 +179,39 @@ static int mvfs_file_open(struct inode *inode, struct file *file)
 	}
 	mf->real = real;
 	mf->lower = lower;
+	if (!real && !lower) {
+		mf->cached = true;
+		file->f_mapping = d_inode(mvfs_upper(inode))->i_mapping;
+	}
 	file->private_data = mf;
 	return 0;
+}
+
+/*
+ * The private file, opened when a file written through its page cache
+ * (mvfs_write_cached()) is first read, mapped, synced or written
+ * otherwise; then it stays until ->release.
+ */
+static struct fd mvfs_real_late(struct file *file)
+{
+	struct mvfs_file *mf = file->private_data;
+	struct inode *inode = file_inode(file);
+	struct file *real;
+
+	real = mvfs_priv_open(MVFS_SB(inode->i_sb), mvfs_upper(inode),
+			      file->f_flags);
+	if (IS_ERR(real))
+		return (struct fd){ .file = real };
+	spin_lock(&mf->lock);
+	if (!mf->real) {
+		/* Pairs with the acquire in mvfs_real_fdget(). */
+		smp_store_release(&mf->real, real);
+		real = NULL;
+	}
+	spin_unlock(&mf->lock);
+	if (real)
+		fput(real);
+	return (struct fd){ .file = mf->real };
 }
 
 /*
@@ -171,8 +230,13 @@ static struct fd mvfs_real_fdget(struct file *file)
 	bool stale, lower;
 
 	/* Pairs with the release below, after ->real is set. */
-	if (!smp_load_acquire(&mf->lower))
-		return (struct fd){ .file = mf->real };
+	if (!smp_load_acquire(&mf->lower)) {
+		/* Pairs with the release in mvfs_real_late(). */
+		real = smp_load_acquire(&mf->real);
+		if (!real && mf->cached)
+			return mvfs_real_late(file);
+		return (struct fd){ .file = real };
+	}
 	spin_lock(&mf->lock);
 	real = mf->real ? get_file(mf->real) : NULL;
 	stale = mf->lower && mvfs_upper(inode);
@@ -209,6 +273,8 @@ static ssize_t mvfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	struct fd real = mvfs_real_fdget(iocb->ki_filp);
 	ssize_t n = 0;
 
+	if (IS_ERR(real.file))
+		return PTR_ERR(real.file);
 	if (real.file && iov_iter_count(to))
 		n = vfs_iter_read(real.file, to, &iocb->ki_pos, 0);
 	fdput(real);
@@ -245,15 +311,72 @@ static void mvfs_sync_flags(struct file *file, struct file *real)
 	}
 }
 
+/*
+ * A buffered write of a file opened with mvfs_cached_ok(): ext2's own
+ * ->write_iter (generic_file_write_iter()), on the private file that
+ * FILE's f_mapping holds, with the store's mount held for writing as an
+ * open file of it would, and setuid dropped from the view's inode first.
+ */
+static ssize_t mvfs_write_cached(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct file *file = iocb->ki_filp;
+	struct inode *inode = file_inode(file);
+	struct inode *u = file->f_mapping->host;
+	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
+	struct timespec64 now;
+	const struct cred *old;
+	int flags, err;
+	ssize_t n;
+
+	inode_lock(inode);
+	n = file_remove_privs(file);
+	if (n)
+		goto out_unlock;
+	old = override_creds(sbi->creds);
+	n = mnt_want_write(sbi->store.mnt);
+	if (n)
+		goto out_creds;
+	inode_lock(u);
+	current->backing_dev_info = inode_to_bdi(u);
+	n = generic_write_checks(iocb, from);
+	if (n > 0) {
+		/* file_update_time(), on the private file */
+		now = current_time(u);
+		flags = IS_NOCMTIME(u) ? 0 :
+			(timespec64_equal(&u->i_mtime, &now) ? 0 : S_MTIME) |
+			(timespec64_equal(&u->i_ctime, &now) ? 0 : S_CTIME);
+		err = flags ? inode_update_time(u, &now, flags) : 0;
+		n = err ? err : generic_perform_write(iocb, from);
+	}
+	current->backing_dev_info = NULL;
+	inode_unlock(u);
+	mnt_drop_write(sbi->store.mnt);
+	mvfs_copyattr(inode);
+	mvfs_wgen_bump(inode);
+out_creds:
+	revert_creds(old);
+out_unlock:
+	inode_unlock(inode);
+	if (n > 0)
+		n = generic_write_sync(iocb, n);
+	return n;
+}
+
 static ssize_t mvfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
 	struct file *file = iocb->ki_filp;
 	struct inode *inode = file_inode(file);
 	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
-	struct fd real = mvfs_real_fdget(file);
+	struct mvfs_file *mf = file->private_data;
 	const struct cred *old;
 	ssize_t n = -EBADF;
+	struct fd real;
 
+	if (mf->cached && !(iocb->ki_flags & IOCB_DIRECT))
+		return mvfs_write_cached(iocb, from);
+	real = mvfs_real_fdget(file);
+	if (IS_ERR(real.file))
+		return PTR_ERR(real.file);
 	if (!real.file || !mvfs_upper(inode))
 		goto out_put;
 	inode_lock(inode);
@@ -282,6 +405,8 @@ static int mvfs_fsync(struct file *file, loff_t start, loff_t end,
 	struct fd real = mvfs_real_fdget(file);
 	int err = 0;
 
+	if (IS_ERR(real.file))
+		return PTR_ERR(real.file);
 	if (real.file)
 		err = vfs_fsync_range(real.file, start, end, datasync);
 	fdput(real);
@@ -296,6 +421,8 @@ static long mvfs_fallocate(struct file *file, int mode, loff_t off,
 	const struct cred *old;
 	long err = -EBADF;
 
+	if (IS_ERR(real.file))
+		return PTR_ERR(real.file);
 	if (real.file && mvfs_upper(inode)) {
 		old = override_creds(MVFS_SB(inode->i_sb)->creds);
 		err = vfs_fallocate(real.file, mode, off, len);
@@ -330,6 +457,8 @@ static int mvfs_mmap(struct file *file, struct vm_area_struct *vma)
 	const struct cred *old;
 	int err = -ENODEV;
 
+	if (IS_ERR(real.file))
+		return PTR_ERR(real.file);
 	if (!real.file && !mvfs_upper(inode)) {
 		/* An empty element (read-only: a write opens a copy). */
 		vma->vm_ops = &mvfs_empty_vm_ops;

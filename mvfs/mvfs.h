@@ -187,6 +187,7 @@ struct mvfs_file {
 	spinlock_t		lock;	/* protects real, lower */
 	struct file		*real;	/* the object or private file */
 	bool			lower;	/* real is the element's, not private */
+	bool			cached;	/* written through f_mapping: file.c */
 	struct mvfs_dirlist	*list;	/* merged directory listing */
 	bool			by_index; /* dir: a listing of tree, by index */
 	u64			tree;	/* the tree it started on */
@@ -197,6 +198,7 @@ struct mvfs_sb_info {
 	struct file		*pack;
 	const struct cred	*creds;		/* the mounter's, for the store */
 	struct path		mnt_root;	/* the mounter's root: no view */
+	bool			store_ext2;	/* the store's fs is ext2 */
 	struct rw_semaphore	state_lock;	/* protects state, views */
 	struct mvfs_state	*state;
 	struct list_head	views;

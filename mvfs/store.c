@@ -18,6 +18,7 @@
 #include <linux/mm.h>
 #include <linux/namei.h>
 #include <linux/sched/signal.h>
+#include <linux/string.h>
 #include <linux/slab.h>
 #include "mvfs.h"
 #include "store_int.h"
@@ -182,6 +183,9 @@ int mvfs_store_open(struct mvfs_sb_info *sbi, const char *dir)
 		err = -EINVAL;
 		goto out_put;
 	}
+	/* Private files on ext2 are written through their cache: file.c */
+	sbi->store_ext2 = !strcmp(sbi->store.dentry->d_sb->s_type->name,
+				  "ext2");
 	pack = mvfs_open(sbi, MVFS_PACK_FILE);
 	err = PTR_ERR_OR_ZERO(pack);
 	if (err == -ENOMEM || err == -EINTR)
