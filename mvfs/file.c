@@ -12,12 +12,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/backing-dev.h>
 #include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
-#include <linux/mount.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include "mvfs.h"
@@ -62,12 +60,9 @@ int mvfs_track_release(struct inode *inode, struct file *file)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
 	struct mvfs_file *mf = file->private_data;
-	struct inode *u = file->f_mapping->host;
 
-	/* ext2 drops the block reservation of a file written: as it would */
-	if (mf->cached && !mf->real && u->i_fop->release)
-		u->i_fop->release(u, file);
-
+	if (mf->cached)
+		mvfs_cached_release(file);
 	spin_lock(&sbi->files_lock);
 	list_del(&mf->node);
 	spin_unlock(&sbi->files_lock);
@@ -122,31 +117,15 @@ static struct file *mvfs_real_open(struct file *file, bool *lower)
 }
 
 /*
- * May a file opened for writing write the private file's page cache
- * itself, with no file of the store open?  For a regular private file of
- * a store on ext2, whose ->write_begin and ->write_end want no file, and
- * whose ->write_iter is generic_file_write_iter(), done here as it is
- * there; not for O_DIRECT.  Its caller holds the inode's lock (shared).
- */
-static bool mvfs_cached_ok(struct file *file)
-{
-	struct dentry *upper = mvfs_upper(file_inode(file));
-
-	return upper && d_is_reg(upper) && !(file->f_flags & O_DIRECT) &&
-	       MVFS_SB(file_inode(file)->i_sb)->store_ext2 &&
-	       !IS_DAX(d_inode(upper));
-}
-
-/*
  * Opening an element for writing (or to truncate it) copies it up
  * first; from then on its content is the private file's.
  */
 static int mvfs_file_open(struct inode *inode, struct file *file)
 {
 	bool write = (file->f_mode & FMODE_WRITE) || (file->f_flags & O_TRUNC);
+	bool lower = true, cached = false;
 	struct mvfs_file *mf;
 	struct file *real;
-	bool lower = true;
 	int err = 0;
 
 	/*
@@ -161,9 +140,12 @@ static int mvfs_file_open(struct inode *inode, struct file *file)
 		if (!err && MVFS_I(inode)->retired)
 			err = -ESTALE;
 	}
-	if (!err && write && mvfs_cached_ok(file)) {
-		real = NULL;
+	if (!err && (file->f_mode & FMODE_WRITE) && mvfs_cached_ok(file)) {
+		/* No file of the store: filecache.c */
+		err = mvfs_cached_open(file);
+		cached = !err;
 		lower = false;
+		real = err ? ERR_PTR(err) : NULL;
 	} else {
 		real = err ? ERR_PTR(err) : mvfs_real_open(file, &lower);
 	}
@@ -175,22 +157,22 @@ static int mvfs_file_open(struct inode *inode, struct file *file)
 	if (!mf) {
 		if (real)
 			fput(real);
+		if (cached)
+			mvfs_cached_release(file);
 		return -ENOMEM;
 	}
 	mf->real = real;
 	mf->lower = lower;
-	if (!real && !lower) {
-		mf->cached = true;
-		file->f_mapping = d_inode(mvfs_upper(inode))->i_mapping;
-	}
+	mf->cached = cached;
 	file->private_data = mf;
 	return 0;
 }
 
 /*
  * The private file, opened when a file written through its page cache
- * (mvfs_write_cached()) is first read, mapped, synced or written
- * otherwise; then it stays until ->release.
+ * (filecache.c) is first read, mapped, synced or written otherwise; then
+ * it stays until ->release.  It reads buffered, as that file writes, and
+ * reports the writeback errors since the view's file was opened.
  */
 static struct fd mvfs_real_late(struct file *file)
 {
@@ -199,9 +181,10 @@ static struct fd mvfs_real_late(struct file *file)
 	struct file *real;
 
 	real = mvfs_priv_open(MVFS_SB(inode->i_sb), mvfs_upper(inode),
-			      file->f_flags);
+			      file->f_flags & ~O_DIRECT);
 	if (IS_ERR(real))
 		return (struct fd){ .file = real };
+	real->f_wb_err = READ_ONCE(file->f_wb_err);
 	spin_lock(&mf->lock);
 	if (!mf->real) {
 		/* Pairs with the acquire in mvfs_real_fdget(). */
@@ -311,57 +294,6 @@ static void mvfs_sync_flags(struct file *file, struct file *real)
 	}
 }
 
-/*
- * A buffered write of a file opened with mvfs_cached_ok(): ext2's own
- * ->write_iter (generic_file_write_iter()), on the private file that
- * FILE's f_mapping holds, with the store's mount held for writing as an
- * open file of it would, and setuid dropped from the view's inode first.
- */
-static ssize_t mvfs_write_cached(struct kiocb *iocb, struct iov_iter *from)
-{
-	struct file *file = iocb->ki_filp;
-	struct inode *inode = file_inode(file);
-	struct inode *u = file->f_mapping->host;
-	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
-	struct timespec64 now;
-	const struct cred *old;
-	int flags, err;
-	ssize_t n;
-
-	inode_lock(inode);
-	n = file_remove_privs(file);
-	if (n)
-		goto out_unlock;
-	old = override_creds(sbi->creds);
-	n = mnt_want_write(sbi->store.mnt);
-	if (n)
-		goto out_creds;
-	inode_lock(u);
-	current->backing_dev_info = inode_to_bdi(u);
-	n = generic_write_checks(iocb, from);
-	if (n > 0) {
-		/* file_update_time(), on the private file */
-		now = current_time(u);
-		flags = IS_NOCMTIME(u) ? 0 :
-			(timespec64_equal(&u->i_mtime, &now) ? 0 : S_MTIME) |
-			(timespec64_equal(&u->i_ctime, &now) ? 0 : S_CTIME);
-		err = flags ? inode_update_time(u, &now, flags) : 0;
-		n = err ? err : generic_perform_write(iocb, from);
-	}
-	current->backing_dev_info = NULL;
-	inode_unlock(u);
-	mnt_drop_write(sbi->store.mnt);
-	mvfs_copyattr(inode);
-	mvfs_wgen_bump(inode);
-out_creds:
-	revert_creds(old);
-out_unlock:
-	inode_unlock(inode);
-	if (n > 0)
-		n = generic_write_sync(iocb, n);
-	return n;
-}
-
 static ssize_t mvfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
 	struct file *file = iocb->ki_filp;
@@ -372,7 +304,7 @@ static ssize_t mvfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	ssize_t n = -EBADF;
 	struct fd real;
 
-	if (mf->cached && !(iocb->ki_flags & IOCB_DIRECT))
+	if (mf->cached)
 		return mvfs_write_cached(iocb, from);
 	real = mvfs_real_fdget(file);
 	if (IS_ERR(real.file))

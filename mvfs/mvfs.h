@@ -187,7 +187,7 @@ struct mvfs_file {
 	spinlock_t		lock;	/* protects real, lower */
 	struct file		*real;	/* the object or private file */
 	bool			lower;	/* real is the element's, not private */
-	bool			cached;	/* written through f_mapping: file.c */
+	bool			cached;	/* written through f_mapping: filecache.c */
 	struct mvfs_dirlist	*list;	/* merged directory listing */
 	bool			by_index; /* dir: a listing of tree, by index */
 	u64			tree;	/* the tree it started on */
@@ -596,6 +596,12 @@ int mvfs_rename(struct user_namespace *mnt_userns, struct inode *odir,
 
 /* retire.c */
 long mvfs_ioc_priv(struct file *file, unsigned int cmd, void __user *uarg);
+
+/* filecache.c */
+bool mvfs_cached_ok(struct file *file);
+int mvfs_cached_open(struct file *file);
+void mvfs_cached_release(struct file *file);
+ssize_t mvfs_write_cached(struct kiocb *iocb, struct iov_iter *from);
 
 /* file.c */
 extern const struct file_operations mvfs_file_fops;

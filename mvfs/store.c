@@ -183,9 +183,12 @@ int mvfs_store_open(struct mvfs_sb_info *sbi, const char *dir)
 		err = -EINVAL;
 		goto out_put;
 	}
-	/* Private files on ext2 are written through their cache: file.c */
-	sbi->store_ext2 = !strcmp(sbi->store.dentry->d_sb->s_type->name,
-				  "ext2");
+	/*
+	 * Private files on ext2 are written through their cache (filecache.c);
+	 * ext2's own driver: without it, ext4 may call itself ext2.
+	 */
+	sbi->store_ext2 = IS_ENABLED(CONFIG_EXT2_FS) &&
+			  !strcmp(sbi->store.dentry->d_sb->s_type->name, "ext2");
 	pack = mvfs_open(sbi, MVFS_PACK_FILE);
 	err = PTR_ERR_OR_ZERO(pack);
 	if (err == -ENOMEM || err == -EINTR)
