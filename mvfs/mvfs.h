@@ -518,11 +518,32 @@ struct dentry *mvfs_priv_lookup(struct mvfs_sb_info *sbi, struct dentry *dir,
 				const char *name, unsigned int len);
 int mvfs_priv_area(struct mvfs_sb_info *sbi, const char *tag,
 		   const char *which, struct dentry **out);
-int mvfs_origin_get(struct mvfs_sb_info *sbi, struct dentry *d,
-		    struct mvfs_origin *o);
+int mvfs_record_get(struct mvfs_sb_info *sbi, struct dentry *d,
+		    const char *xname, struct mvfs_origin *o);
+int mvfs_record_set(struct mvfs_sb_info *sbi, struct dentry *d,
+		    const char *xname, u64 rev, u64 ino, const char *path);
 int mvfs_origin_ino(struct mvfs_sb_info *sbi, struct dentry *d, u64 *ino);
-int mvfs_origin_set(struct mvfs_sb_info *sbi, struct dentry *d, u64 rev,
-		    u64 ino, const char *path);
+
+/* An entry's trusted.mvfs.origin (see mvfs_record_get()) */
+static inline int mvfs_origin_get(struct mvfs_sb_info *sbi, struct dentry *d,
+				  struct mvfs_origin *o)
+{
+	return mvfs_record_get(sbi, d, MVFS_XATTR_ORIGIN, o);
+}
+
+static inline int mvfs_origin_set(struct mvfs_sb_info *sbi, struct dentry *d,
+				  u64 rev, u64 ino, const char *path)
+{
+	return mvfs_record_set(sbi, d, MVFS_XATTR_ORIGIN, rev, ino, path);
+}
+
+/* base.c */
+int mvfs_base_of(struct inode *dir, struct dentry *dentry,
+		 struct mvfs_origin *b);
+void mvfs_base_mark(struct mvfs_sb_info *sbi, struct dentry *d,
+		    const struct mvfs_origin *b);
+int mvfs_base_replace(struct inode *ndir, struct dentry *nd,
+		      struct dentry *od);
 bool mvfs_impure(struct mvfs_sb_info *sbi, struct dentry *udir);
 int mvfs_impure_for(struct inode *dir, struct inode *inode);
 void mvfs_impure_found(struct inode *dir, struct inode *inode);
@@ -555,7 +576,7 @@ int mvfs_priv_move(struct mvfs_sb_info *sbi, struct dentry *d1,
 		   const struct qstr *n1, struct dentry *d2,
 		   const struct qstr *n2, struct inode *want, bool replace);
 int mvfs_work_whiteout(struct mvfs_sb_info *sbi, struct dentry *work,
-		       struct mvfs_wname *w);
+		       struct mvfs_wname *w, const struct mvfs_origin *b);
 void mvfs_work_drop(struct mvfs_sb_info *sbi, struct dentry *work,
 		    const struct mvfs_wname *w);
 

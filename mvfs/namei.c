@@ -94,11 +94,13 @@ static void mvfs_end(struct inode *dir)
 /*
  * NAME in UDIR (locked), negative: a whiteout there is removed first
  * (*WH set), to be made again if what takes its place cannot be made
- * (mvfs_make_over()).
+ * (mvfs_make_over()); B, if not NULL, takes its base record (base.c),
+ * for what takes its place (b->path NULL: none).
  */
 static struct dentry *mvfs_lookup_free(struct mvfs_sb_info *sbi,
 				       struct dentry *udir,
-				       const struct qstr *name, bool *wh)
+				       const struct qstr *name, bool *wh,
+				       struct mvfs_origin *b)
 {
 	struct dentry *u;
 	int err;
@@ -108,6 +110,8 @@ static struct dentry *mvfs_lookup_free(struct mvfs_sb_info *sbi,
 	if (IS_ERR(u) || !mvfs_is_whiteout(u))
 		goto out;
 	*wh = true;
+	if (b && mvfs_record_get(sbi, u, MVFS_XATTR_BASE, b))
+		b->path = NULL;
 	err = mvfs_do_unlink(sbi, d_inode(udir), u);
 	if (err) {
 		dput(u);
@@ -230,6 +234,7 @@ static int __mvfs_new_entry(struct inode *dir, struct dentry *dentry,
 			    const struct mvfs_new *n)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
+	struct mvfs_origin b = {};
 	struct dentry *udir, *u;
 	struct inode *inode;
 	char *path;
@@ -243,13 +248,16 @@ static int __mvfs_new_entry(struct inode *dir, struct dentry *dentry,
 		return err;
 	udir = mvfs_upper(dir);
 	inode_lock_nested(d_inode(udir), I_MUTEX_PARENT);
-	u = mvfs_lookup_free(sbi, udir, &dentry->d_name, &wh);
+	u = mvfs_lookup_free(sbi, udir, &dentry->d_name, &wh, &b);
 	err = PTR_ERR_OR_ZERO(u);
 	if (!err)
 		err = mvfs_make_over(sbi, d_inode(udir), u, n, wh);
 	inode_unlock(d_inode(udir));
 	if (err)
 		goto out;
+	/* Made where the view removed an element: it stands on that too. */
+	if (b.path)
+		mvfs_base_mark(sbi, u, &b);
 	/* The VFS holds DIR's lock: the name is stable. */
 	path = mvfs_child_path(dir, dentry->d_name.name, dentry->d_name.len);
 	inode = path ? mvfs_new_upper_inode(dir->i_sb, u, MVFS_I(dir)->view,
@@ -263,6 +271,7 @@ static int __mvfs_new_entry(struct inode *dir, struct dentry *dentry,
 out:
 	if (!IS_ERR(u))
 		dput(u);
+	kfree(b.path);
 	mvfs_end(dir);
 	return err;
 }
@@ -348,7 +357,7 @@ static int __mvfs_link(struct dentry *old, struct inode *dir,
 	n.old = mvfs_upper(inode);
 	udir = mvfs_upper(dir);
 	inode_lock_nested(d_inode(udir), I_MUTEX_PARENT);
-	u = mvfs_lookup_free(sbi, udir, &dentry->d_name, &wh);
+	u = mvfs_lookup_free(sbi, udir, &dentry->d_name, &wh, NULL);
 	err = PTR_ERR_OR_ZERO(u);
 	if (!err) {
 		err = mvfs_make_over(sbi, d_inode(udir), u, &n, wh);
@@ -415,16 +424,16 @@ out_unlock:
  * is UPPER (NULL: none).  Without an element NAME in the tree, in one
  * step, unless a directory holds whiteouts.  Else in steps that can be
  * undone (privmove.c): a private directory is moved to work/, and dropped
- * there at the end; when the tree has an element NAME (LOWER), a whiteout
- * made ahead in work/ takes the name (replacing a private file in one
- * rename).  If the whiteout cannot follow a moved directory, the
+ * there at the end; when the tree has an element NAME (LOWER: its base,
+ * base.c), a whiteout made ahead in work/ takes the name (replacing a
+ * private file in one rename).  If the whiteout cannot follow a moved directory, the
  * directory moves back.  A crash between those steps can show the
  * element at NAME again, its directory moved and the whiteout not yet
  * there (rename.c says more of crashes between steps).
  */
 static int mvfs_remove(struct inode *dir, struct dentry *udir,
 		       const struct qstr *name, struct dentry *upper,
-		       bool isdir, bool lower)
+		       bool isdir, const struct mvfs_origin *lower)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
 	struct inode *want = upper ? d_inode(upper) : NULL;
@@ -442,7 +451,7 @@ static int mvfs_remove(struct inode *dir, struct dentry *udir,
 	if (err)
 		return err;
 	if (lower)
-		err = mvfs_work_whiteout(sbi, work, &wh);
+		err = mvfs_work_whiteout(sbi, work, &wh, lower);
 	if (err)
 		goto out_work;
 	if (isdir && want) {
@@ -472,6 +481,7 @@ out_work:
 static int mvfs_remove_entry(struct inode *dir, struct dentry *dentry,
 			     bool isdir)
 {
+	struct mvfs_origin b = {};
 	struct inode *inode = d_inode(dentry);
 	struct dentry *upper;
 	int lower, err;
@@ -486,10 +496,14 @@ static int mvfs_remove_entry(struct inode *dir, struct dentry *dentry,
 		return err;
 	lower = mvfs_lower_has(dir, &dentry->d_name);
 	err = lower < 0 ? lower : 0;
+	/* An element removed: what it stood on goes with its whiteout. */
+	if (lower > 0)
+		err = mvfs_base_of(dir, dentry, &b);
 	upper = mvfs_upper(inode);
 	if (!err)
 		err = mvfs_remove(dir, mvfs_upper(dir), &dentry->d_name,
-				  upper, isdir, lower);
+				  upper, isdir, lower > 0 ? &b : NULL);
+	kfree(b.path);
 	if (!err) {
 		if (isdir || !upper)
 			clear_nlink(inode);

@@ -115,17 +115,19 @@ static int mvfs_origin_check(const struct mvfs_origin_disk *od, ssize_t n)
 }
 
 /*
- * Read D's origin into OD (SIZE bytes): its size, or -errno: -ERANGE
- * when SIZE is short of MVFS_ORIGIN_MAX and the origin longer; -EIO
- * (logged) for a malformed one.
+ * Read D's record XNAME (an origin, or a base: the same layout) into OD
+ * (SIZE bytes): its size, or -errno: -ERANGE when SIZE is short of
+ * MVFS_ORIGIN_MAX and the record longer; -EIO (logged) for a malformed
+ * one.
  */
-static ssize_t mvfs_origin_read(struct mvfs_sb_info *sbi, struct dentry *d,
-				struct mvfs_origin_disk *od, size_t size)
+static ssize_t mvfs_record_read(struct mvfs_sb_info *sbi, struct dentry *d,
+				const char *xname, struct mvfs_origin_disk *od,
+				size_t size)
 {
 	const struct cred *old = override_creds(sbi->creds);
 	ssize_t n;
 
-	n = vfs_getxattr(&init_user_ns, d, MVFS_XATTR_ORIGIN, od, size);
+	n = vfs_getxattr(&init_user_ns, d, xname, od, size);
 	revert_creds(old);
 	if (n == -EOPNOTSUPP)
 		return -ENODATA;
@@ -134,23 +136,30 @@ static ssize_t mvfs_origin_read(struct mvfs_sb_info *sbi, struct dentry *d,
 	if (n == -ERANGE || (n >= 0 && mvfs_origin_check(od, n) < 0)) {
 		if (mvfs_log_ok(sbi))
 			pr_err("store %s: bad %s on %pd\n", sbi->store_name,
-			       MVFS_XATTR_ORIGIN, d);
+			       xname, d);
 		return -EIO;
 	}
 	return n;
 }
 
+static ssize_t mvfs_origin_read(struct mvfs_sb_info *sbi, struct dentry *d,
+				struct mvfs_origin_disk *od, size_t size)
+{
+	return mvfs_record_read(sbi, d, MVFS_XATTR_ORIGIN, od, size);
+}
+
 /**
- * mvfs_origin_get - read an entry's trusted.mvfs.origin
+ * mvfs_record_get - read an entry's trusted.mvfs.origin or .base
  * @sbi: the mount
  * @d: a private entry
+ * @xname: MVFS_XATTR_ORIGIN or MVFS_XATTR_BASE
  * @o: filled in; o->path is allocated
  *
- * Return: 0; -ENODATA when it has none (a view-private entry); -EIO
- * (logged) for a malformed one; -errno.
+ * Return: 0; -ENODATA when it has none (for an origin: a view-private
+ * entry); -EIO (logged) for a malformed one; -errno.
  */
-int mvfs_origin_get(struct mvfs_sb_info *sbi, struct dentry *d,
-		    struct mvfs_origin *o)
+int mvfs_record_get(struct mvfs_sb_info *sbi, struct dentry *d,
+		    const char *xname, struct mvfs_origin *o)
 {
 	struct mvfs_origin_disk *od;
 	ssize_t n;
@@ -158,7 +167,7 @@ int mvfs_origin_get(struct mvfs_sb_info *sbi, struct dentry *d,
 	od = kmalloc(MVFS_ORIGIN_MAX, GFP_KERNEL);
 	if (!od)
 		return -ENOMEM;
-	n = mvfs_origin_read(sbi, d, od, MVFS_ORIGIN_MAX);
+	n = mvfs_record_read(sbi, d, xname, od, MVFS_ORIGIN_MAX);
 	if (n >= 0) {
 		o->rev = le64_to_cpu(od->rev);
 		o->ino = le64_to_cpu(od->ino);
@@ -192,7 +201,7 @@ int mvfs_origin_ino(struct mvfs_sb_info *sbi, struct dentry *d, u64 *ino)
 
 	n = mvfs_origin_read(sbi, d, &v.od, sizeof(v));
 	if (n == -ERANGE) {
-		n = mvfs_origin_get(sbi, d, &o);
+		n = mvfs_record_get(sbi, d, MVFS_XATTR_ORIGIN, &o);
 		if (!n) {
 			*ino = o.ino;
 			kfree(o.path);
@@ -205,17 +214,19 @@ int mvfs_origin_ino(struct mvfs_sb_info *sbi, struct dentry *d, u64 *ino)
 }
 
 /**
- * mvfs_origin_set - write an entry's trusted.mvfs.origin
+ * mvfs_record_set - write an entry's trusted.mvfs.origin or .base
  * @sbi: the mount
  * @d: a private entry, its parent's lock not held
- * @rev: the revision it was copied from
- * @ino: the inode number the view shows for it
- * @path: its element path in @rev
+ * @xname: MVFS_XATTR_ORIGIN or MVFS_XATTR_BASE
+ * @rev: the revision it was copied from (an origin), or the one the
+ *       element it removes or replaces showed from (a base)
+ * @ino: the inode number the view shows for it (an origin), or 0
+ * @path: the element path in @rev
  *
  * Return: 0 or -errno.
  */
-int mvfs_origin_set(struct mvfs_sb_info *sbi, struct dentry *d, u64 rev,
-		    u64 ino, const char *path)
+int mvfs_record_set(struct mvfs_sb_info *sbi, struct dentry *d,
+		    const char *xname, u64 rev, u64 ino, const char *path)
 {
 	size_t len = strlen(path), size = sizeof(struct mvfs_origin_disk) + len;
 	struct mvfs_origin_disk *od;
@@ -232,9 +243,10 @@ int mvfs_origin_set(struct mvfs_sb_info *sbi, struct dentry *d, u64 rev,
 	od->path_len = cpu_to_le32(len);
 	memcpy(od + 1, path, len);
 	old = override_creds(sbi->creds);
-	err = vfs_setxattr(&init_user_ns, d, MVFS_XATTR_ORIGIN, od, size, 0);
+	err = vfs_setxattr(&init_user_ns, d, xname, od, size, 0);
 	revert_creds(old);
-	pr_debug("setxattr(%pd2, origin %llu %s) = %d\n", d, rev, path, err);
+	pr_debug("setxattr(%pd2, %s %llu %s) = %d\n", d, xname, rev, path,
+		 err);
 	kfree(od);
 	return err;
 }

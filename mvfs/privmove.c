@@ -105,14 +105,16 @@ out_unlock:
  * @sbi: the mount
  * @work: the view's work directory, unlocked
  * @w: set to its name there
+ * @b: the base it records (base.c), or NULL
  *
  * So that a change that must leave a whiteout allocates it before it
- * changes anything; the whiteout is then moved into place.
+ * changes anything; the whiteout is then moved into place, its base
+ * recorded already.
  *
  * Return: 0 or -errno.
  */
 int mvfs_work_whiteout(struct mvfs_sb_info *sbi, struct dentry *work,
-		       struct mvfs_wname *w)
+		       struct mvfs_wname *w, const struct mvfs_origin *b)
 {
 	struct dentry *d;
 	int err;
@@ -121,12 +123,14 @@ int mvfs_work_whiteout(struct mvfs_sb_info *sbi, struct dentry *work,
 	inode_lock_nested(d_inode(work), I_MUTEX_PARENT);
 	d = lookup_one_len(w->q.name, work, w->q.len);
 	err = PTR_ERR_OR_ZERO(d);
-	if (!err) {
+	if (!err)
 		err = d_is_positive(d) ? -EEXIST :
 		      mvfs_do_whiteout(sbi, d_inode(work), d);
-		dput(d);
-	}
 	inode_unlock(d_inode(work));
+	if (!err && b)
+		mvfs_base_mark(sbi, d, b);
+	if (!IS_ERR(d))
+		dput(d);
 	return err;
 }
 

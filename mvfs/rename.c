@@ -100,7 +100,7 @@ static int mvfs_target_in_way(struct mvfs_sb_info *sbi, struct dentry *und,
 static int mvfs_rename_undoable(struct mvfs_sb_info *sbi, struct dentry *work,
 				struct dentry *uod, struct dentry *und,
 				struct dentry *od, struct dentry *nd,
-				int lower, int in_way)
+				const struct mvfs_origin *lower, int in_way)
 {
 	struct inode *src = mvfs_upper_of(od);
 	const struct qstr *on = &od->d_name, *nn = &nd->d_name;
@@ -108,7 +108,7 @@ static int mvfs_rename_undoable(struct mvfs_sb_info *sbi, struct dentry *work,
 	bool moved = false;
 	int err;
 
-	err = lower ? mvfs_work_whiteout(sbi, work, &wh) : 0;
+	err = lower ? mvfs_work_whiteout(sbi, work, &wh, lower) : 0;
 	if (!err && in_way) {
 		mvfs_work_name(sbi, &x, 'x');
 		err = mvfs_priv_move(sbi, und, nn, work, &x.q, NULL, false);
@@ -141,7 +141,8 @@ static int mvfs_rename_undoable(struct mvfs_sb_info *sbi, struct dentry *work,
  * the steps above.
  */
 static int mvfs_rename_steps(struct inode *odir, struct dentry *od,
-			     struct inode *ndir, struct dentry *nd, int lower)
+			     struct inode *ndir, struct dentry *nd,
+			     const struct mvfs_origin *lower)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(odir->i_sb);
 	struct dentry *uod = mvfs_upper(odir), *und = mvfs_upper(ndir);
@@ -149,7 +150,8 @@ static int mvfs_rename_steps(struct inode *odir, struct dentry *od,
 	struct dentry *work;
 	int in_way, err;
 
-	in_way = mvfs_target_in_way(sbi, und, nd, S_ISDIR(src->i_mode), lower);
+	in_way = mvfs_target_in_way(sbi, und, nd, S_ISDIR(src->i_mode),
+				    !!lower);
 	if (in_way < 0)
 		return in_way;
 	if (!lower && !in_way)
@@ -246,6 +248,7 @@ static int __mvfs_rename(struct inode *odir, struct dentry *od,
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(odir->i_sb);
 	struct inode *target = d_inode(nd);
+	struct mvfs_origin b = {};
 	int lower, err;
 
 	if (MVFS_I(odir)->view != MVFS_I(ndir)->view)
@@ -260,7 +263,15 @@ static int __mvfs_rename(struct inode *odir, struct dentry *od,
 	lower = mvfs_impure_for(ndir, d_inode(od));
 	if (!lower)
 		lower = mvfs_lower_has(odir, &od->d_name);
-	err = lower < 0 ? lower : mvfs_rename_steps(odir, od, ndir, nd, lower);
+	err = lower < 0 ? lower : 0;
+	/* What the whiteout at the old name, and the new entry, stand on */
+	if (!err && lower)
+		err = mvfs_base_of(odir, od, &b);
+	if (!err)
+		err = mvfs_base_replace(ndir, nd, od);
+	if (!err)
+		err = mvfs_rename_steps(odir, od, ndir, nd, lower ? &b : NULL);
+	kfree(b.path);
 	if (!err)
 		mvfs_rename_done(od, target);
 	mnt_drop_write(sbi->store.mnt);

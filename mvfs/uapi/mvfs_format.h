@@ -83,6 +83,14 @@
  *  - an entry with MVFS_XATTR_ELEM was made an element by mkelem: it is
  *    added at the next check-in;
  *  - anything else is view-private (a build output): never checked in;
+ *  - a whiteout, or an entry without an origin at the name of an element
+ *    (a new file renamed over it, as `sed -i` saves), may have
+ *    MVFS_XATTR_BASE, of MVFS_XATTR_ORIGIN's layout with ino 0: the
+ *    revision the view showed that element from when it was removed or
+ *    replaced, and its path.  A check-in asks whether the element changed
+ *    since then; without one (or naming another path) it takes the
+ *    revision of the directory's origin, else the view's selection.  An
+ *    addition: tools and modules that ignore it take that rule always;
  *  - a directory with MVFS_XATTR_IMPURE (value empty) may hold an entry
  *    whose inode number is not its own: one with an origin, moved or
  *    linked in.  Its listing reads each entry's origin, as a directory
@@ -92,6 +100,7 @@
 #define MVFS_XATTR_ORIGIN	"trusted.mvfs.origin"
 #define MVFS_XATTR_ELEM		"trusted.mvfs.elem"
 #define MVFS_XATTR_IMPURE	"trusted.mvfs.impure"
+#define MVFS_XATTR_BASE		"trusted.mvfs.base"
 
 /* The value of MVFS_XATTR_ORIGIN: this header, then path_len bytes. */
 struct mvfs_origin_disk {

@@ -123,26 +123,38 @@ static int mvfs_priv_add(struct mvfs_priv *p, enum mvfs_change_kind kind,
 	return 0;
 }
 
-/* trusted.mvfs.origin of UPATH: 0, -ENODATA for none, or -EIO. */
-static int mvfs_origin_read(const char *upath, struct mvfs_origin *o)
+/*
+ * UPATH's record XNAME (trusted.mvfs.origin, or .base: one layout): 0,
+ * -ENODATA for none, or -EIO; QUIET: no message for a bad one.
+ */
+static int mvfs_record_read(const char *upath, const char *xname,
+			    struct mvfs_origin *o, bool quiet)
 {
 	char buf[MVFS_ORIGIN_MAX];
 	struct mvfs_origin_disk *od = (void *)buf;
 	ssize_t n;
 	__u32 len;
 
-	n = lgetxattr(upath, MVFS_XATTR_ORIGIN, buf, sizeof(buf));
+	n = lgetxattr(upath, xname, buf, sizeof(buf));
 	if (n < 0 && (errno == ENODATA || errno == ENOTSUP))
 		return -ENODATA;
+	if (n < 0 && quiet)
+		return -EIO;
 	if (n < 0)
 		return mvfs_err(-errno, "%s: %s", upath, strerror(errno));
 	len = n >= (ssize_t)sizeof(*od) ? le32toh(od->path_len) : 0;
 	if (n < (ssize_t)sizeof(*od) || len != n - sizeof(*od) ||
 	    od->reserved || memchr(od + 1, '\0', len))
-		return mvfs_err(-EIO, "%s: bad %s", upath, MVFS_XATTR_ORIGIN);
+		return quiet ? -EIO :
+		       mvfs_err(-EIO, "%s: bad %s", upath, xname);
 	o->rev = le64toh(od->rev);
 	o->path = strndup((char *)(od + 1), len);
 	return o->path ? 0 : mvfs_priv_oom();
+}
+
+static int mvfs_origin_read(const char *upath, struct mvfs_origin *o)
+{
+	return mvfs_record_read(upath, MVFS_XATTR_ORIGIN, o, false);
 }
 
 static bool mvfs_has_elem(const char *upath)
@@ -188,6 +200,24 @@ static __u64 mvfs_pdir_rev(struct mvfs_priv *p, const struct mvfs_pdir *d,
 			   const char *from)
 {
 	return d->rev ? d->rev : mvfs_sel_rev(p->sel, from);
+}
+
+/*
+ * The revision the removal or replacement UPATH of the element FROM in D
+ * stands on: the one its base record names (docs/FORMAT.md), if it names
+ * FROM; else, as before the record, D's.
+ */
+static __u64 mvfs_change_rev(struct mvfs_priv *p, const struct mvfs_pdir *d,
+			     const char *upath, const char *from)
+{
+	struct mvfs_origin b = { 0 };
+	__u64 rev = 0;
+
+	if (!mvfs_record_read(upath, MVFS_XATTR_BASE, &b, true) &&
+	    b.rev && b.rev <= mvfs_store_nrevs(p->s) && !strcmp(b.path, from))
+		rev = b.rev;
+	free(b.path);
+	return rev ? rev : mvfs_pdir_rev(p, d, from);
 }
 
 /* Has a directory changed itself (owner or mode) since its origin? */
@@ -295,7 +325,8 @@ static int mvfs_walk_one(struct mvfs_priv *p, struct mvfs_pdir *d,
 		if (err <= 0)
 			goto out_free;	/* over nothing now, or failed */
 		return mvfs_priv_add(p, MVFS_CH_DEL, path, upath, from,
-				     mvfs_pdir_rev(p, d, from), st.st_mode);
+				     mvfs_change_rev(p, d, upath, from),
+				     st.st_mode);
 	}
 	err = mvfs_origin_read(upath, &o);
 	if (!err) {
@@ -315,7 +346,8 @@ static int mvfs_walk_one(struct mvfs_priv *p, struct mvfs_pdir *d,
 		from = NULL;
 	}
 	err = mvfs_priv_add(p, kind, path, upath, from,
-			    from ? mvfs_pdir_rev(p, d, from) : 0, st.st_mode);
+			    from ? mvfs_change_rev(p, d, upath, from) : 0,
+			    st.st_mode);
 	if (err || !S_ISDIR(st.st_mode))
 		return err;
 	err = mvfs_walk_child(p, i, NULL, 0);

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * base.c: the revision a view's removal or replacement of an element
+ * stands on (trusted.mvfs.base, docs/FORMAT.md).
+ *
+ * A check-in refuses a change to an element that another revision
+ * changed since the view took it ("out of date").  A copy knows the
+ * revision it was copied from (its origin); a whiteout, or a new file
+ * saved over an element by a rename (as `sed -i` saves), did not: the
+ * tools took its directory's origin, and at the top of a view the view's
+ * selection at check-in time, which in a LATEST view has moved past
+ * another view's check-in, whose change was then lost.  So the module
+ * records, on the whiteout or on the new entry, the revision the view
+ * showed that element from when it was removed or replaced, and its
+ * path.  Best effort: where it cannot be recorded (no room for the
+ * xattr, a store without xattrs), the tools take the old rule.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "mvfs.h"
+
+/* Take record O (read with result ERR) into B if it names B's path. */
+static int mvfs_base_take(struct mvfs_origin *b, struct mvfs_origin *o,
+			  int err)
+{
+	if (!err && !strcmp(o->path, b->path))
+		b->rev = o->rev;
+	if (!err)
+		kfree(o->path);
+	/* None, or a malformed one (logged): the tools' rule. */
+	return err == -ENODATA || err == -EIO ? 0 : err;
+}
+
+/**
+ * mvfs_base_of - what a removal or replacement of an element stands on
+ * @dir: a directory of a view, its lock held (the VFS's)
+ * @dentry: the name in @dir, an element of the tree at it (negative
+ *          when the view removed it)
+ * @b: set to the element's path (allocated: kfree() it) and the revision
+ *     the view shows it from: its copy's origin, the record of a new
+ *     entry already saved over it or of its whiteout, or the tree's; 0
+ *     when unknown (a copy of another element moved there, no rule
+ *     selecting it any more)
+ *
+ * Return: 0, or -ENOMEM, -EIO (the store), -errno.
+ */
+int mvfs_base_of(struct inode *dir, struct dentry *dentry,
+		 struct mvfs_origin *b)
+{
+	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
+	struct inode *inode = d_inode(dentry);
+	struct dentry *upper = inode ? mvfs_upper(inode) : NULL;
+	struct mvfs_origin o = {};
+	struct mvfs_entry *e;
+	int err;
+
+	b->rev = 0;
+	b->path = mvfs_child_path(dir, dentry->d_name.name,
+				  dentry->d_name.len);
+	if (!b->path)
+		return -ENOMEM;
+	if (upper) {
+		err = mvfs_origin_get(sbi, upper, &o);
+		if (err == -ENODATA)
+			err = mvfs_record_get(sbi, upper, MVFS_XATTR_BASE, &o);
+		return mvfs_base_take(b, &o, err);
+	}
+	if (!inode && mvfs_upper(dir)) {
+		/* Removed already: its whiteout's record, if any. */
+		upper = mvfs_priv_lookup(sbi, mvfs_upper(dir),
+					 dentry->d_name.name,
+					 dentry->d_name.len);
+		if (IS_ERR(upper))
+			return PTR_ERR(upper);
+		err = mvfs_is_whiteout(upper) ?
+		      mvfs_record_get(sbi, upper, MVFS_XATTR_BASE, &o) :
+		      -ENODATA;
+		dput(upper);
+		if (err != -ENODATA)
+			return mvfs_base_take(b, &o, err);
+	}
+	e = kmalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	err = mvfs_lower_find(dir, dentry->d_name.name, dentry->d_name.len, e,
+			      &b->rev, NULL);
+	kfree(e);
+	if (err)
+		b->rev = 0;
+	return err == -ENOENT ? 0 : err;
+}
+
+/**
+ * mvfs_base_mark - record a base on a whiteout or a replacing entry
+ * @sbi: the mount
+ * @d: the private entry (a whiteout still in work/, or the new entry),
+ *     its parent's lock not held
+ * @b: from mvfs_base_of(); nothing is recorded when its revision is 0
+ *
+ * Best effort: a failure leaves no record (or an earlier one), and the
+ * tools take the old rule.
+ */
+void mvfs_base_mark(struct mvfs_sb_info *sbi, struct dentry *d,
+		    const struct mvfs_origin *b)
+{
+	int err;
+
+	if (!b->rev)
+		return;
+	err = mvfs_record_set(sbi, d, MVFS_XATTR_BASE, b->rev, 0, b->path);
+	if (err && err != -EOPNOTSUPP && mvfs_log_fail_ok(sbi))
+		pr_warn("store %s: no base revision on %pd: %d\n",
+			sbi->store_name, d, err);
+}
+
+/**
+ * mvfs_base_replace - before a rename of OD over the element at ND's name
+ * @ndir: the new directory, locked (the VFS's)
+ * @nd: the new name
+ * @od: what is renamed, copied up
+ *
+ * A private entry without an origin (a new file, as `sed -i` saves one)
+ * records the base of the element it replaces.  A copy of an element
+ * needs none: the tools judge a move by its origin.
+ *
+ * Return: 0 or -errno.
+ */
+int mvfs_base_replace(struct inode *ndir, struct dentry *nd,
+		      struct dentry *od)
+{
+	struct mvfs_sb_info *sbi = MVFS_SB(ndir->i_sb);
+	struct dentry *src = mvfs_upper(d_inode(od));
+	struct mvfs_origin o = {}, b = {};
+	int err;
+
+	err = mvfs_lower_has(ndir, &nd->d_name);
+	if (err <= 0)
+		return err;
+	err = mvfs_origin_get(sbi, src, &o);
+	if (!err)
+		kfree(o.path);
+	if (err != -ENODATA)
+		return err == -EIO ? 0 : err;
+	err = mvfs_base_of(ndir, nd, &b);
+	if (!err)
+		mvfs_base_mark(sbi, src, &b);
+	kfree(b.path);
+	return err;
+}
