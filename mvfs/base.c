@@ -69,17 +69,19 @@ int mvfs_base_of(struct inode *dir, struct dentry *dentry,
 		return mvfs_base_take(b, &o, err);
 	}
 	if (!inode && mvfs_upper(dir)) {
-		/* Removed already: its whiteout's record, if any. */
+		/*
+		 * Removed already: its whiteout's record, or none (the view
+		 * showed nothing there since; not the tree's revision now).
+		 */
 		upper = mvfs_priv_lookup(sbi, mvfs_upper(dir),
 					 dentry->d_name.name,
 					 dentry->d_name.len);
 		if (IS_ERR(upper))
 			return PTR_ERR(upper);
 		err = mvfs_is_whiteout(upper) ?
-		      mvfs_record_get(sbi, upper, MVFS_XATTR_BASE, &o) :
-		      -ENODATA;
+		      mvfs_record_get(sbi, upper, MVFS_XATTR_BASE, &o) : 1;
 		dput(upper);
-		if (err != -ENODATA)
+		if (err <= 0)
 			return mvfs_base_take(b, &o, err);
 	}
 	e = kmalloc(sizeof(*e), GFP_KERNEL);
@@ -96,8 +98,8 @@ int mvfs_base_of(struct inode *dir, struct dentry *dentry,
 /**
  * mvfs_base_mark - record a base on a whiteout or a replacing entry
  * @sbi: the mount
- * @d: the private entry (a whiteout still in work/, or the new entry),
- *     its parent's lock not held
+ * @d: the private entry (a whiteout, in work/ or made again, or the new
+ *     entry); its parent's lock may be held, its own not
  * @b: from mvfs_base_of(); nothing is recorded when its revision is 0
  *
  * Best effort: a failure leaves no record (or an earlier one), and the
@@ -117,25 +119,29 @@ void mvfs_base_mark(struct mvfs_sb_info *sbi, struct dentry *d,
 }
 
 /**
- * mvfs_base_replace - before a rename of OD over the element at ND's name
+ * mvfs_base_replacing - what a rename of OD over ND's element stands on
  * @ndir: the new directory, locked (the VFS's)
  * @nd: the new name
  * @od: what is renamed, copied up
+ * @b: set as by mvfs_base_of() (kfree() b->path), its revision 0 when
+ *     nothing is to be recorded
  *
  * A private entry without an origin (a new file, as `sed -i` saves one)
- * records the base of the element it replaces.  A copy of an element
- * needs none: the tools judge a move by its origin.
+ * records the base of the element it replaces, once the rename is done
+ * (mvfs_base_mark() on its private entry).  A copy of an element needs
+ * none: the tools judge a move by its origin.
  *
  * Return: 0 or -errno.
  */
-int mvfs_base_replace(struct inode *ndir, struct dentry *nd,
-		      struct dentry *od)
+int mvfs_base_replacing(struct inode *ndir, struct dentry *nd,
+			struct dentry *od, struct mvfs_origin *b)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(ndir->i_sb);
 	struct dentry *src = mvfs_upper(d_inode(od));
-	struct mvfs_origin o = {}, b = {};
+	struct mvfs_origin o = {};
 	int err;
 
+	b->rev = 0;
 	err = mvfs_lower_has(ndir, &nd->d_name);
 	if (err <= 0)
 		return err;
@@ -144,9 +150,5 @@ int mvfs_base_replace(struct inode *ndir, struct dentry *nd,
 		kfree(o.path);
 	if (err != -ENODATA)
 		return err == -EIO ? 0 : err;
-	err = mvfs_base_of(ndir, nd, &b);
-	if (!err)
-		mvfs_base_mark(sbi, src, &b);
-	kfree(b.path);
-	return err;
+	return mvfs_base_of(ndir, nd, b);
 }

@@ -182,17 +182,24 @@ static int mvfs_make(struct mvfs_sb_info *sbi, struct inode *udir,
 /*
  * mvfs_make() where a whiteout was (WH: mvfs_lookup_free() removed it):
  * if the entry cannot be made (ENOSPC, EMLINK, ENOMEM), the whiteout is
- * made again, so that the element it hid stays removed.
+ * made again, with its base record B (or NULL), so that the element it
+ * hid stays removed.
  */
 static int mvfs_make_over(struct mvfs_sb_info *sbi, struct inode *udir,
-			  struct dentry *u, const struct mvfs_new *n, bool wh)
+			  struct dentry *u, const struct mvfs_new *n, bool wh,
+			  const struct mvfs_origin *b)
 {
 	int err = mvfs_make(sbi, udir, u, n);
 
-	if (err && wh && d_is_negative(u) &&
-	    mvfs_do_whiteout(sbi, udir, u) && mvfs_log_fail_ok(sbi))
-		pr_err("store %s: %pd2 could not be made, nor its whiteout again: the element shows\n",
-		       sbi->store_name, u);
+	if (!err || !wh || !d_is_negative(u))
+		return err;
+	if (mvfs_do_whiteout(sbi, udir, u)) {
+		if (mvfs_log_fail_ok(sbi))
+			pr_err("store %s: %pd2 could not be made, nor its whiteout again: the element shows\n",
+			       sbi->store_name, u);
+	} else if (b) {
+		mvfs_base_mark(sbi, u, b);
+	}
 	return err;
 }
 
@@ -202,7 +209,8 @@ static int mvfs_make_over(struct mvfs_sb_info *sbi, struct inode *udir,
  * whiteout it replaced (WH) made again.
  */
 static void mvfs_unmake(struct mvfs_sb_info *sbi, struct dentry *udir,
-			const struct qstr *name, bool wh)
+			const struct qstr *name, bool wh,
+			const struct mvfs_origin *b)
 {
 	struct inode *dir = d_inode(udir);
 	struct dentry *u;
@@ -220,6 +228,8 @@ static void mvfs_unmake(struct mvfs_sb_info *sbi, struct dentry *udir,
 		if (!err && wh)
 			err = d_is_negative(u) ?
 			      mvfs_do_whiteout(sbi, dir, u) : -EEXIST;
+		if (!err && wh && b)
+			mvfs_base_mark(sbi, u, b);
 	}
 	if (!IS_ERR_OR_NULL(u))
 		dput(u);
@@ -251,7 +261,7 @@ static int __mvfs_new_entry(struct inode *dir, struct dentry *dentry,
 	u = mvfs_lookup_free(sbi, udir, &dentry->d_name, &wh, &b);
 	err = PTR_ERR_OR_ZERO(u);
 	if (!err)
-		err = mvfs_make_over(sbi, d_inode(udir), u, n, wh);
+		err = mvfs_make_over(sbi, d_inode(udir), u, n, wh, &b);
 	inode_unlock(d_inode(udir));
 	if (err)
 		goto out;
@@ -267,7 +277,7 @@ static int __mvfs_new_entry(struct inode *dir, struct dentry *dentry,
 	if (!err)
 		mvfs_instantiate(dentry, inode);
 	else
-		mvfs_unmake(sbi, udir, &dentry->d_name, wh);
+		mvfs_unmake(sbi, udir, &dentry->d_name, wh, &b);
 out:
 	if (!IS_ERR(u))
 		dput(u);
@@ -360,7 +370,7 @@ static int __mvfs_link(struct dentry *old, struct inode *dir,
 	u = mvfs_lookup_free(sbi, udir, &dentry->d_name, &wh, NULL);
 	err = PTR_ERR_OR_ZERO(u);
 	if (!err) {
-		err = mvfs_make_over(sbi, d_inode(udir), u, &n, wh);
+		err = mvfs_make_over(sbi, d_inode(udir), u, &n, wh, NULL);
 		dput(u);
 	}
 	inode_unlock(d_inode(udir));

@@ -248,7 +248,7 @@ static int __mvfs_rename(struct inode *odir, struct dentry *od,
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(odir->i_sb);
 	struct inode *target = d_inode(nd);
-	struct mvfs_origin b = {};
+	struct mvfs_origin b = {}, nb = {};
 	int lower, err;
 
 	if (MVFS_I(odir)->view != MVFS_I(ndir)->view)
@@ -268,10 +268,14 @@ static int __mvfs_rename(struct inode *odir, struct dentry *od,
 	if (!err && lower)
 		err = mvfs_base_of(odir, od, &b);
 	if (!err)
-		err = mvfs_base_replace(ndir, nd, od);
+		err = mvfs_base_replacing(ndir, nd, od, &nb);
 	if (!err)
 		err = mvfs_rename_steps(odir, od, ndir, nd, lower ? &b : NULL);
+	/* Once moved: a failed rename leaves the entry's record as it was. */
+	if (!err)
+		mvfs_base_mark(sbi, mvfs_upper(d_inode(od)), &nb);
 	kfree(b.path);
+	kfree(nb.path);
 	if (!err)
 		mvfs_rename_done(od, target);
 	mnt_drop_write(sbi->store.mnt);
