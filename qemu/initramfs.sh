@@ -45,12 +45,14 @@ host_bin() {
 	}
 }
 
-# e2fsck for /init's check of the store disk, filefrag for where ext2
-# put a private file's blocks (boot1/59); the NFS server and client
+# e2fsck for /init's check of the store disk, filefrag and debugfs for
+# where ext2 put a private file's blocks and what is free around them
+# (boot1/59); the NFS server and client
 # (qemu/init, two-guest tests): nfsd's helpers from nfs-kernel-server,
 # mount.nfs from nfs-common, and the files their libraries read.
 copy_bin "$(host_bin e2fsck e2fsprogs)"
 copy_bin "$(host_bin filefrag e2fsprogs)"
+copy_bin "$(host_bin debugfs e2fsprogs)"
 # dmsetup for the power-cut campaign (tests/torture/powercut); fio
 # and stress-ng for the concurrency campaign (tests/torture/concurrency).
 copy_bin "$(host_bin dmsetup dmsetup)"
