@@ -19,6 +19,7 @@
 # spec: only issue 9's views selected by config specs; checkin: only
 # issue 7's row of `mvfs checkin` in a large tree against a small one;
 # create: only issue 7's create row and its overlayfs reference;
+# copyup: only issue 7's copy-up row;
 # nfs: only the row of a store shared over NFS, which boots two guests
 # once more, a server and a client: all runs it after the others),
 # BENCH_QUICK=1 (the write rows' files and trees 4 times smaller, for a
@@ -55,8 +56,8 @@ if [ $((runs % 2)) = 0 ]; then
 fi
 rows=${BENCH_ROWS:-all}
 case $rows in
-all | read | write | spec | nfs | checkin | create) ;;
-*) echo "bench.sh: BENCH_ROWS=$rows: all, read, write, spec, nfs, checkin or create" >&2; exit 2 ;;
+all | read | write | spec | nfs | checkin | create | copyup) ;;
+*) echo "bench.sh: BENCH_ROWS=$rows: all, read, write, spec, nfs, checkin, create or copyup" >&2; exit 2 ;;
 esac
 quick=${BENCH_QUICK:-0}
 case $quick in 0 | 1) ;; *) echo "bench.sh: BENCH_QUICK=$quick: 0 or 1" >&2; exit 2 ;; esac
