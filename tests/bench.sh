@@ -46,8 +46,21 @@ mkdir -p "$out"
 store=$out/store.img
 log=$out/console.log
 rm -f "$store" "$out/table.txt"
-truncate -s "${BENCH_STORE_SIZE:-4G}" "$store"
-mke2fs -q -t ext2 -F "$store"
+
+# new_image FILE: a fresh ext2 store disk of BENCH_STORE_SIZE, written
+# whole, not sparse: a write to a hole of the image makes the host's
+# filesystem allocate (and its fdatasync commit that), which would weigh
+# on whichever side of a row writes where nothing was written yet
+# (nodiscard: mke2fs would punch the holes again).
+new_image() {
+	rm -f "$1"
+	truncate -s "${BENCH_STORE_SIZE:-4G}" "$1"
+	dd if=/dev/zero of="$1" bs=16M conv=notrunc,fsync status=none \
+		count=$(($(stat -c %s "$1") / 16777216))
+	mke2fs -q -t ext2 -E nodiscard -F "$1"
+}
+
+new_image "$store"
 runs=${BENCH_RUNS:-7}
 case $runs in '' | *[!0-9]*) echo "bench.sh: BENCH_RUNS=$runs" >&2; exit 2 ;; esac
 if [ $((runs % 2)) = 0 ]; then
@@ -77,9 +90,7 @@ table() {
 nfs_boot() {
 	local port server rc
 	port=$("$top/qemu/free-port.sh")
-	rm -f "$out/nfs-store.img"
-	truncate -s "${BENCH_STORE_SIZE:-4G}" "$out/nfs-store.img"
-	mke2fs -q -t ext2 -F "$out/nfs-store.img"
+	new_image "$out/nfs-store.img"
 	echo "# make bench, NFS row: a server and a client guest, link on" \
 		"127.0.0.1:$port (consoles: $out/console-nfs-a.log, $out/console-nfs-b.log)"
 	MVFS_MEM=${MVFS_MEM:-2048} "$top/qemu/boot.sh" -k "$kernel" -i "$initrd" \
