@@ -9,10 +9,12 @@
  * saved over an element by a rename (as `sed -i` saves), did not: the
  * tools took its directory's origin, and at the top of a view the view's
  * selection at check-in time, which in a LATEST view has moved past
- * another view's check-in, whose change was then lost.  So the module
- * records, on the whiteout or on the new entry, the revision the view
- * showed that element from when it was removed or replaced, and its
- * path.  Best effort: where it cannot be recorded (no room for the
+ * another view's check-in, whose change was then lost.  A copy of
+ * another element moved over one was judged as of its own copy: too
+ * early or too late for the element it replaced.  So the module
+ * records, on the whiteout or on the entry that replaced the element,
+ * the revision the view showed that element from when it was removed or
+ * replaced, and its path.  Best effort: where it cannot be recorded (no room for the
  * xattr, a store without xattrs), the tools take the old rule.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -63,7 +65,12 @@ int mvfs_base_of(struct inode *dir, struct dentry *dentry,
 	if (!b->path)
 		return -ENOMEM;
 	if (upper) {
+		/* A copy of this element, or what replaced it (base.c). */
 		err = mvfs_origin_get(sbi, upper, &o);
+		if (!err && strcmp(o.path, b->path)) {
+			kfree(o.path);
+			err = -ENODATA;
+		}
 		if (err == -ENODATA)
 			err = mvfs_record_get(sbi, upper, MVFS_XATTR_BASE, &o);
 		return mvfs_base_take(b, &o, err);
@@ -96,6 +103,23 @@ int mvfs_base_of(struct inode *dir, struct dentry *dentry,
 }
 
 /**
+ * mvfs_base_has - has a private entry a base record
+ * @sbi: the mount
+ * @d: the private entry
+ *
+ * Return: true if it has one, or if that cannot be known.
+ */
+bool mvfs_base_has(struct mvfs_sb_info *sbi, struct dentry *d)
+{
+	struct mvfs_origin o = {};
+	int err = mvfs_record_get(sbi, d, MVFS_XATTR_BASE, &o);
+
+	if (!err)
+		kfree(o.path);
+	return err != -ENODATA;
+}
+
+/**
  * mvfs_base_mark - record a base on a whiteout or a replacing entry
  * @sbi: the mount
  * @d: the private entry (a whiteout, in work/ or made again, or the new
@@ -119,36 +143,28 @@ void mvfs_base_mark(struct mvfs_sb_info *sbi, struct dentry *d,
 }
 
 /**
- * mvfs_base_replacing - what a rename of OD over ND's element stands on
+ * mvfs_base_replacing - what an entry moved over ND's element stands on
  * @ndir: the new directory, locked (the VFS's)
- * @nd: the new name
- * @od: what is renamed, copied up
+ * @nd: the new name: an element there, or removed by the view
  * @b: set as by mvfs_base_of() (kfree() b->path), its revision 0 when
  *     nothing is to be recorded
  *
- * A private entry without an origin (a new file, as `sed -i` saves one)
- * records the base of the element it replaces, once the rename is done
- * (mvfs_base_mark() on its private entry).  A copy of an element needs
- * none: the tools judge a move by its origin.
+ * An entry renamed (or exchanged) over an element records, once it is
+ * there, the revision the view showed that element from (mvfs_base_mark()
+ * on its private entry): a new file without an origin (as `sed -i` saves
+ * one), judged as a change of that element, and a copy of another
+ * element, whose move is judged against what it landed on.
  *
  * Return: 0 or -errno.
  */
 int mvfs_base_replacing(struct inode *ndir, struct dentry *nd,
-			struct dentry *od, struct mvfs_origin *b)
+			struct mvfs_origin *b)
 {
-	struct mvfs_sb_info *sbi = MVFS_SB(ndir->i_sb);
-	struct dentry *src = mvfs_upper(d_inode(od));
-	struct mvfs_origin o = {};
 	int err;
 
 	b->rev = 0;
 	err = mvfs_lower_has(ndir, &nd->d_name);
 	if (err <= 0)
 		return err;
-	err = mvfs_origin_get(sbi, src, &o);
-	if (!err)
-		kfree(o.path);
-	if (err != -ENODATA)
-		return err == -EIO ? 0 : err;
 	return mvfs_base_of(ndir, nd, b);
 }

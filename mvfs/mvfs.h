@@ -540,10 +540,11 @@ static inline int mvfs_origin_set(struct mvfs_sb_info *sbi, struct dentry *d,
 /* base.c */
 int mvfs_base_of(struct inode *dir, struct dentry *dentry,
 		 struct mvfs_origin *b);
+bool mvfs_base_has(struct mvfs_sb_info *sbi, struct dentry *d);
 void mvfs_base_mark(struct mvfs_sb_info *sbi, struct dentry *d,
 		    const struct mvfs_origin *b);
 int mvfs_base_replacing(struct inode *ndir, struct dentry *nd,
-			struct dentry *od, struct mvfs_origin *b);
+			struct mvfs_origin *b);
 bool mvfs_impure(struct mvfs_sb_info *sbi, struct dentry *udir);
 int mvfs_impure_for(struct inode *dir, struct inode *inode);
 void mvfs_impure_found(struct inode *dir, struct inode *inode);

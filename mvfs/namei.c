@@ -346,6 +346,7 @@ static int __mvfs_link(struct dentry *old, struct inode *dir,
 	struct inode *inode = d_inode(old);
 	struct mvfs_new n = { .mode = inode->i_mode };
 	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
+	struct mvfs_origin b = {};
 	struct dentry *udir, *u;
 	bool wh;
 	int err;
@@ -367,13 +368,21 @@ static int __mvfs_link(struct dentry *old, struct inode *dir,
 	n.old = mvfs_upper(inode);
 	udir = mvfs_upper(dir);
 	inode_lock_nested(d_inode(udir), I_MUTEX_PARENT);
-	u = mvfs_lookup_free(sbi, udir, &dentry->d_name, &wh, NULL);
+	u = mvfs_lookup_free(sbi, udir, &dentry->d_name, &wh, &b);
 	err = PTR_ERR_OR_ZERO(u);
 	if (!err) {
-		err = mvfs_make_over(sbi, d_inode(udir), u, &n, wh, NULL);
+		err = mvfs_make_over(sbi, d_inode(udir), u, &n, wh, &b);
 		dput(u);
 	}
 	inode_unlock(d_inode(udir));
+	/*
+	 * Made where the view removed an element: the record is the
+	 * inode's, so of all its names; it takes this one's unless it has
+	 * one already (the tools use it only at the name it gives).
+	 */
+	if (!err && b.path && !mvfs_base_has(sbi, n.old))
+		mvfs_base_mark(sbi, n.old, &b);
+	kfree(b.path);
 	if (!err) {
 		ihold(inode);
 		d_instantiate(dentry, inode);

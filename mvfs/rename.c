@@ -197,11 +197,16 @@ static int mvfs_exchange_steps(struct mvfs_sb_info *sbi, struct dentry *work,
 	return err;
 }
 
+/*
+ * Each entry lands over the other's name: what the view showed there
+ * goes with it (base.c), once both moved.
+ */
 static int mvfs_exchange(struct dentry *od, struct dentry *nd)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(od->d_sb);
 	struct inode *odir = d_inode(od->d_parent);
 	struct inode *ndir = d_inode(nd->d_parent);
+	struct mvfs_origin ob = {}, nb = {};
 	struct dentry *work;
 	int err;
 
@@ -216,12 +221,22 @@ static int mvfs_exchange(struct dentry *od, struct dentry *nd)
 	if (!err)
 		err = mvfs_impure_for(odir, d_inode(nd));
 	if (!err)
+		err = mvfs_base_replacing(ndir, nd, &nb);
+	if (!err)
+		err = mvfs_base_replacing(odir, od, &ob);
+	if (!err)
 		err = mvfs_view_work(odir, &work);
 	if (!err) {
 		err = mvfs_exchange_steps(sbi, work, mvfs_upper(odir),
 					  mvfs_upper(ndir), od, nd);
 		dput(work);
 	}
+	if (!err) {
+		mvfs_base_mark(sbi, mvfs_upper(d_inode(od)), &nb);
+		mvfs_base_mark(sbi, mvfs_upper(d_inode(nd)), &ob);
+	}
+	kfree(ob.path);
+	kfree(nb.path);
 	mnt_drop_write(sbi->store.mnt);
 	mvfs_copyattr(odir);
 	mvfs_copyattr(ndir);
@@ -268,7 +283,7 @@ static int __mvfs_rename(struct inode *odir, struct dentry *od,
 	if (!err && lower)
 		err = mvfs_base_of(odir, od, &b);
 	if (!err)
-		err = mvfs_base_replacing(ndir, nd, od, &nb);
+		err = mvfs_base_replacing(ndir, nd, &nb);
 	if (!err)
 		err = mvfs_rename_steps(odir, od, ndir, nd, lower ? &b : NULL);
 	/* Once moved: a failed rename leaves the entry's record as it was. */

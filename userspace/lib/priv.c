@@ -203,6 +203,23 @@ static __u64 mvfs_pdir_rev(struct mvfs_priv *p, const struct mvfs_pdir *d,
 }
 
 /*
+ * The revision UPATH's base record (docs/FORMAT.md) gives the element
+ * PATH it stands over, or 0 when it has none for PATH.
+ */
+static __u64 mvfs_base_rev(struct mvfs_priv *p, const char *upath,
+			   const char *path)
+{
+	struct mvfs_origin b = { 0 };
+	__u64 rev = 0;
+
+	if (!mvfs_record_read(upath, MVFS_XATTR_BASE, &b, true) &&
+	    b.rev && b.rev <= mvfs_store_nrevs(p->s) && !strcmp(b.path, path))
+		rev = b.rev;
+	free(b.path);
+	return rev;
+}
+
+/*
  * The revision the removal or replacement UPATH of the element FROM in D
  * stands on: the one its base record names (docs/FORMAT.md), if it names
  * FROM; else, as before the record, D's.
@@ -210,13 +227,8 @@ static __u64 mvfs_pdir_rev(struct mvfs_priv *p, const struct mvfs_pdir *d,
 static __u64 mvfs_change_rev(struct mvfs_priv *p, const struct mvfs_pdir *d,
 			     const char *upath, const char *from)
 {
-	struct mvfs_origin b = { 0 };
-	__u64 rev = 0;
+	__u64 rev = mvfs_base_rev(p, upath, from);
 
-	if (!mvfs_record_read(upath, MVFS_XATTR_BASE, &b, true) &&
-	    b.rev && b.rev <= mvfs_store_nrevs(p->s) && !strcmp(b.path, from))
-		rev = b.rev;
-	free(b.path);
 	return rev ? rev : mvfs_pdir_rev(p, d, from);
 }
 
@@ -283,12 +295,16 @@ static int mvfs_walk_origin(struct mvfs_priv *p, struct mvfs_pdir *d,
 		if (!p->v[i].over)
 			return mvfs_priv_oom();
 		/*
-		 * What the view showed there: as of the element's copy, or of
-		 * its new directory's copy (which a check-in that retires it
-		 * moves on), the later.  Not the view's selection now, which
-		 * would hide a change made since the move.
+		 * What the view showed there: as the module recorded when the
+		 * move landed there (its base record, docs/FORMAT.md); else,
+		 * as of the element's copy, or of its new directory's copy
+		 * (which a check-in that retires it moves on), the later.  Not
+		 * the view's selection now, which would hide a change made
+		 * since the move.
 		 */
-		p->v[i].over_rev = d->rev > o->rev ? d->rev : o->rev;
+		p->v[i].over_rev = mvfs_base_rev(p, upath, p->v[i].over);
+		if (!p->v[i].over_rev)
+			p->v[i].over_rev = d->rev > o->rev ? d->rev : o->rev;
 	}
 	if (err || !S_ISDIR(st->st_mode))
 		return err;
