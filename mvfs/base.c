@@ -14,8 +14,9 @@
  * early or too late for the element it replaced.  So the module
  * records, on the whiteout or on the entry that replaced the element,
  * the revision the view showed that element from when it was removed or
- * replaced, and its path.  Best effort: where it cannot be recorded (no room for the
- * xattr, a store without xattrs), the tools take the old rule.
+ * replaced, and its path.  Best effort: where it cannot be recorded (no
+ * room for the xattr, a store without xattrs), the tools take the old
+ * rule.  One record an inode: of a hard link's names, one has it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -42,10 +43,10 @@ static int mvfs_base_take(struct mvfs_origin *b, struct mvfs_origin *o,
  * @dentry: the name in @dir, an element of the tree at it (negative
  *          when the view removed it)
  * @b: set to the element's path (allocated: kfree() it) and the revision
- *     the view shows it from: its copy's origin, the record of a new
- *     entry already saved over it or of its whiteout, or the tree's; 0
- *     when unknown (a copy of another element moved there, no rule
- *     selecting it any more)
+ *     the view shows it from: its copy's origin, the record of an entry
+ *     already moved or saved over it or of its whiteout, or the tree's;
+ *     0 when unknown (an entry moved there with no record of it, no
+ *     rule selecting it any more)
  *
  * Return: 0, or -ENOMEM, -EIO (the store), -errno.
  */
@@ -65,7 +66,7 @@ int mvfs_base_of(struct inode *dir, struct dentry *dentry,
 	if (!b->path)
 		return -ENOMEM;
 	if (upper) {
-		/* A copy of this element, or what replaced it (base.c). */
+		/* A copy of this element, or what replaced it. */
 		err = mvfs_origin_get(sbi, upper, &o);
 		if (!err && strcmp(o.path, b->path)) {
 			kfree(o.path);
@@ -100,23 +101,6 @@ int mvfs_base_of(struct inode *dir, struct dentry *dentry,
 	if (err)
 		b->rev = 0;
 	return err == -ENOENT ? 0 : err;
-}
-
-/**
- * mvfs_base_has - has a private entry a base record
- * @sbi: the mount
- * @d: the private entry
- *
- * Return: true if it has one, or if that cannot be known.
- */
-bool mvfs_base_has(struct mvfs_sb_info *sbi, struct dentry *d)
-{
-	struct mvfs_origin o = {};
-	int err = mvfs_record_get(sbi, d, MVFS_XATTR_BASE, &o);
-
-	if (!err)
-		kfree(o.path);
-	return err != -ENODATA;
 }
 
 /**
@@ -167,4 +151,59 @@ int mvfs_base_replacing(struct inode *ndir, struct dentry *nd,
 	if (err <= 0)
 		return err;
 	return mvfs_base_of(ndir, nd, b);
+}
+
+/**
+ * mvfs_base_moved - after a rename or exchange put D over B's element
+ * @sbi: the mount
+ * @d: the private entry moved, its own lock not held
+ * @b: from mvfs_base_replacing(): what it landed on, revision 0 if none
+ *
+ * Records B; where it landed on no element, drops a record left from an
+ * earlier move, unless the inode has other names (the record is theirs
+ * then, of one of them).  Best effort, as mvfs_base_mark().
+ */
+void mvfs_base_moved(struct mvfs_sb_info *sbi, struct dentry *d,
+		     const struct mvfs_origin *b)
+{
+	if (b->rev)
+		mvfs_base_mark(sbi, d, b);
+	else if (d_is_dir(d) || d_inode(d)->i_nlink == 1)
+		mvfs_record_drop(sbi, d, MVFS_XATTR_BASE);
+}
+
+/**
+ * mvfs_base_link - a hard link made where the view removed an element
+ * @sbi: the mount
+ * @old: the view's entry linked, its inode locked (the VFS's), so that
+ *       its name is stable
+ * @b: the record of the whiteout the link replaced
+ *
+ * The record is the inode's, so of all its names: the link takes it
+ * when the inode had one name, and no record naming that name's element
+ * (a file saved over an element keeps its own).
+ */
+void mvfs_base_link(struct mvfs_sb_info *sbi, struct dentry *old,
+		    const struct mvfs_origin *b)
+{
+	struct dentry *u = mvfs_upper(d_inode(old));
+	struct mvfs_origin o = {};
+	bool keep = false;
+	char *path;
+	int err;
+
+	if (!b->rev || d_inode(u)->i_nlink != 2)
+		return;
+	err = mvfs_record_get(sbi, u, MVFS_XATTR_BASE, &o);
+	if (!err) {
+		path = mvfs_child_path(d_inode(old->d_parent),
+				       old->d_name.name, old->d_name.len);
+		keep = !path || !strcmp(o.path, path);
+		kfree(path);
+		kfree(o.path);
+	} else if (err != -ENODATA && err != -EIO) {
+		return;
+	}
+	if (!keep)
+		mvfs_base_mark(sbi, u, b);
 }

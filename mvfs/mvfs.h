@@ -522,6 +522,8 @@ int mvfs_record_get(struct mvfs_sb_info *sbi, struct dentry *d,
 		    const char *xname, struct mvfs_origin *o);
 int mvfs_record_set(struct mvfs_sb_info *sbi, struct dentry *d,
 		    const char *xname, u64 rev, u64 ino, const char *path);
+int mvfs_record_drop(struct mvfs_sb_info *sbi, struct dentry *d,
+		     const char *xname);
 int mvfs_origin_ino(struct mvfs_sb_info *sbi, struct dentry *d, u64 *ino);
 
 /* An entry's trusted.mvfs.origin (see mvfs_record_get()) */
@@ -540,7 +542,10 @@ static inline int mvfs_origin_set(struct mvfs_sb_info *sbi, struct dentry *d,
 /* base.c */
 int mvfs_base_of(struct inode *dir, struct dentry *dentry,
 		 struct mvfs_origin *b);
-bool mvfs_base_has(struct mvfs_sb_info *sbi, struct dentry *d);
+void mvfs_base_link(struct mvfs_sb_info *sbi, struct dentry *old,
+		    const struct mvfs_origin *b);
+void mvfs_base_moved(struct mvfs_sb_info *sbi, struct dentry *d,
+		     const struct mvfs_origin *b);
 void mvfs_base_mark(struct mvfs_sb_info *sbi, struct dentry *d,
 		    const struct mvfs_origin *b);
 int mvfs_base_replacing(struct inode *ndir, struct dentry *nd,

@@ -375,13 +375,9 @@ static int __mvfs_link(struct dentry *old, struct inode *dir,
 		dput(u);
 	}
 	inode_unlock(d_inode(udir));
-	/*
-	 * Made where the view removed an element: the record is the
-	 * inode's, so of all its names; it takes this one's unless it has
-	 * one already (the tools use it only at the name it gives).
-	 */
-	if (!err && b.path && !mvfs_base_has(sbi, n.old))
-		mvfs_base_mark(sbi, n.old, &b);
+	/* Made where the view removed an element: base.c */
+	if (!err)
+		mvfs_base_link(sbi, old, &b);
 	kfree(b.path);
 	if (!err) {
 		ihold(inode);

@@ -216,7 +216,7 @@ int mvfs_origin_ino(struct mvfs_sb_info *sbi, struct dentry *d, u64 *ino)
 /**
  * mvfs_record_set - write an entry's trusted.mvfs.origin or .base
  * @sbi: the mount
- * @d: a private entry, its parent's lock not held
+ * @d: a private entry, its own lock not held (its parent's may be)
  * @xname: MVFS_XATTR_ORIGIN or MVFS_XATTR_BASE
  * @rev: the revision it was copied from (an origin), or the one the
  *       element it removes or replaces showed from (a base)
@@ -249,6 +249,25 @@ int mvfs_record_set(struct mvfs_sb_info *sbi, struct dentry *d,
 		 err);
 	kfree(od);
 	return err;
+}
+
+/**
+ * mvfs_record_drop - remove an entry's trusted.mvfs.origin or .base
+ * @sbi: the mount
+ * @d: a private entry, its own lock not held
+ * @xname: MVFS_XATTR_ORIGIN or MVFS_XATTR_BASE
+ *
+ * Return: 0 (also when it had none) or -errno.
+ */
+int mvfs_record_drop(struct mvfs_sb_info *sbi, struct dentry *d,
+		     const char *xname)
+{
+	const struct cred *old = override_creds(sbi->creds);
+	int err = vfs_removexattr(&init_user_ns, d, xname);
+
+	revert_creds(old);
+	pr_debug("removexattr(%pd2, %s) = %d\n", d, xname, err);
+	return err == -ENODATA ? 0 : err;
 }
 
 /**

@@ -220,10 +220,11 @@ static int mvfs_exchange(struct dentry *od, struct dentry *nd)
 	err = mvfs_impure_for(ndir, d_inode(od));
 	if (!err)
 		err = mvfs_impure_for(odir, d_inode(nd));
-	if (!err)
-		err = mvfs_base_replacing(ndir, nd, &nb);
-	if (!err)
-		err = mvfs_base_replacing(odir, od, &ob);
+	/* Best effort: an exchange needed no tree lookup before them. */
+	if (!err && mvfs_base_replacing(ndir, nd, &nb))
+		nb.rev = 0;
+	if (!err && mvfs_base_replacing(odir, od, &ob))
+		ob.rev = 0;
 	if (!err)
 		err = mvfs_view_work(odir, &work);
 	if (!err) {
@@ -232,8 +233,8 @@ static int mvfs_exchange(struct dentry *od, struct dentry *nd)
 		dput(work);
 	}
 	if (!err) {
-		mvfs_base_mark(sbi, mvfs_upper(d_inode(od)), &nb);
-		mvfs_base_mark(sbi, mvfs_upper(d_inode(nd)), &ob);
+		mvfs_base_moved(sbi, mvfs_upper(d_inode(od)), &nb);
+		mvfs_base_moved(sbi, mvfs_upper(d_inode(nd)), &ob);
 	}
 	kfree(ob.path);
 	kfree(nb.path);
@@ -288,7 +289,7 @@ static int __mvfs_rename(struct inode *odir, struct dentry *od,
 		err = mvfs_rename_steps(odir, od, ndir, nd, lower ? &b : NULL);
 	/* Once moved: a failed rename leaves the entry's record as it was. */
 	if (!err)
-		mvfs_base_mark(sbi, mvfs_upper(d_inode(od)), &nb);
+		mvfs_base_moved(sbi, mvfs_upper(d_inode(od)), &nb);
 	kfree(b.path);
 	kfree(nb.path);
 	if (!err)
