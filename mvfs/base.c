@@ -118,7 +118,7 @@ void mvfs_base_mark(struct mvfs_sb_info *sbi, struct dentry *d,
 {
 	int err;
 
-	if (!b->rev)
+	if (!b->rev || !b->path)
 		return;
 	err = mvfs_record_set(sbi, d, MVFS_XATTR_BASE, b->rev, 0, b->path);
 	if (err && err != -EOPNOTSUPP && mvfs_log_fail_ok(sbi))

@@ -110,8 +110,10 @@ static struct dentry *mvfs_lookup_free(struct mvfs_sb_info *sbi,
 	if (IS_ERR(u) || !mvfs_is_whiteout(u))
 		goto out;
 	*wh = true;
-	if (b && mvfs_record_get(sbi, u, MVFS_XATTR_BASE, b))
+	if (b && mvfs_record_get(sbi, u, MVFS_XATTR_BASE, b)) {
+		b->rev = 0;	/* none, or unreadable: no record */
 		b->path = NULL;
+	}
 	err = mvfs_do_unlink(sbi, d_inode(udir), u);
 	if (err) {
 		dput(u);

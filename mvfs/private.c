@@ -162,6 +162,7 @@ int mvfs_record_get(struct mvfs_sb_info *sbi, struct dentry *d,
 		    const char *xname, struct mvfs_origin *o)
 {
 	struct mvfs_origin_disk *od;
+	char *path;
 	ssize_t n;
 
 	od = kmalloc(MVFS_ORIGIN_MAX, GFP_KERNEL);
@@ -169,11 +170,15 @@ int mvfs_record_get(struct mvfs_sb_info *sbi, struct dentry *d,
 		return -ENOMEM;
 	n = mvfs_record_read(sbi, d, xname, od, MVFS_ORIGIN_MAX);
 	if (n >= 0) {
+		/* O is left as it was on failure. */
+		path = kmemdup_nul((char *)(od + 1), n - sizeof(*od),
+				   GFP_KERNEL);
+		n = path ? 0 : -ENOMEM;
+	}
+	if (!n) {
 		o->rev = le64_to_cpu(od->rev);
 		o->ino = le64_to_cpu(od->ino);
-		o->path = kmemdup_nul((char *)(od + 1), n - sizeof(*od),
-				      GFP_KERNEL);
-		n = o->path ? 0 : -ENOMEM;
+		o->path = path;
 	}
 	kfree(od);
 	return n;
