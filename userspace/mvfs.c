@@ -329,7 +329,8 @@ static const struct mvfs_cmd mvfs_cmds[] = {
 	  "  -m, --message MSG  what the revision is (required)\n"
 	  MVFS_WORK_VIEW_HELP MVFS_WORK_PATH_HELP },
 	{ "uncheckout", mvfs_cmd_work, "[-v TAG] [--rm] PATH...",
-	  "Drop the view's change to PATH; keep its content as PATH.keep",
+	  "Drop the view's change to PATH; keep its content as PATH.keep;\n"
+	  "a directory moved goes back (what changed in it stays changed)",
 	  "  --rm    keep no copy\n"
 	  MVFS_WORK_VIEW_HELP MVFS_WORK_PATH_HELP },
 	{ "diff", mvfs_cmd_work, "[-v TAG] [PATH...]",

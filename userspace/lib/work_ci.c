@@ -158,17 +158,71 @@ static int mvfs_w_drop(struct mvfs_wctx *w, struct mvfs_change *ch)
 	return err;
 }
 
-/* Drop the change at PATH, and the other half of a rename. */
+/*
+ * The move of a directory that CH is half of (its new name, or the
+ * whiteout at its old one), or NULL.
+ */
+static const struct mvfs_change *mvfs_w_dir_move(const struct mvfs_priv *p,
+						 const struct mvfs_change *ch)
+{
+	size_t i;
+
+	if (ch->kind == MVFS_CH_REN)
+		return S_ISDIR(ch->mode) ? ch : NULL;
+	if (ch->kind != MVFS_CH_DEL || !ch->moved)
+		return NULL;
+	for (i = 0; i < p->n; i++)
+		if (p->v[i].kind == MVFS_CH_REN && S_ISDIR(p->v[i].mode) &&
+		    !strcmp(p->v[i].from, ch->from))
+			return &p->v[i];
+	return NULL;
+}
+
+/*
+ * Move the directory REN moved back to its old name, through the view:
+ * the kernel puts it in place of the whiteout there, as a move back by
+ * hand would.  What changed in it stays changed, at its old paths.
+ */
+static int mvfs_w_unmove_dir(struct mvfs_wctx *w,
+			     const struct mvfs_change *ren)
+{
+	char *src, *dst;
+	int err = 0;
+
+	if (asprintf(&src, "%s/%s/%s", w->wc->view_root, w->tag,
+		     ren->path) < 0)
+		src = NULL;
+	if (asprintf(&dst, "%s/%s/%s", w->wc->view_root, w->tag,
+		     ren->from) < 0)
+		dst = NULL;
+	if (!src || !dst)
+		err = mvfs_err(-ENOMEM, "out of memory");
+	else if (renameat2(AT_FDCWD, src, AT_FDCWD, dst, RENAME_NOREPLACE))
+		err = mvfs_err(-errno, "%s: cannot move it back to %s: %s",
+			       ren->path, ren->from, strerror(errno));
+	free(src);
+	free(dst);
+	return err;
+}
+
+/*
+ * Drop the change at PATH, and the other half of a rename; a directory
+ * moved goes back.
+ */
 static int mvfs_w_unco_one(struct mvfs_wctx *w, struct mvfs_priv *p,
 			   const char *path)
 {
 	struct mvfs_change *ch = mvfs_priv_find(p, path);
+	const struct mvfs_change *ren;
 	size_t i;
 	int err;
 
 	if (!ch || ch->kind == MVFS_CH_DIR || ch->kind == MVFS_CH_PRIV)
 		return mvfs_err(-ENOENT, "%s: not changed in view %s", path,
 				w->tag);
+	ren = mvfs_w_dir_move(p, ch);
+	if (ren)
+		return mvfs_w_unmove_dir(w, ren);
 	if (S_ISDIR(ch->mode) && ch->kind != MVFS_CH_ADD)
 		return mvfs_err(-EISDIR, "%s: %s", path,
 				"a changed directory: uncheckout what is in it");
