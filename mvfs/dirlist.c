@@ -328,6 +328,24 @@ static bool mvfs_subdir_actor(void *priv, const struct mvfs_entry *e,
 	return true;
 }
 
+/*
+ * The link count selection D gives its directory: two plus the tree's
+ * subdirectories, counted once for the selection (it never changes).
+ * Return: the count, or 0 when it cannot be read.
+ */
+static unsigned int mvfs_dsel_count(struct mvfs_sb_info *sbi,
+				    struct mvfs_dsel *d)
+{
+	unsigned int n = mvfs_dsel_nlink(d);
+
+	if (n)
+		return n;
+	if (mvfs_dsel_iterate(sbi, d, mvfs_subdir_actor, &n))
+		return 0;
+	mvfs_dsel_set_nlink(d, n + 2);
+	return n + 2;
+}
+
 struct mvfs_shown_ctx {
 	struct mvfs_sb_info	*sbi;
 	struct dentry		*udir;
@@ -358,21 +376,27 @@ static bool mvfs_shown_actor(void *priv, const struct mvfs_entry *e,
  * A directory with a private entry: the private directory's own count
  * (ext2's: two plus its subdirectories; whiteouts are not directories),
  * plus the tree's subdirectories that have no private entry of their
- * name.  No listing is built: a stat must stay cheap.
+ * name.  No listing is built: a stat must stay cheap.  A tree without
+ * subdirectories (most of a source tree's) is not walked at all: a
+ * copied directory of 2,000 files took 278 us a stat walking it, 3 us
+ * on ext2.
  */
 static unsigned int mvfs_dir_nlink_upper(struct inode *dir)
 {
 	struct mvfs_shown_ctx c = { .sbi = MVFS_SB(dir->i_sb),
 				    .udir = mvfs_upper(dir) };
 	struct mvfs_dsel *d;
-	int err;
+	unsigned int tree;
+	int err = 0;
 
 	d = mvfs_dsel_get(dir);
 	if (IS_ERR(d))
 		return 0;
-	err = mvfs_dsel_iterate(c.sbi, d, mvfs_shown_actor, &c);
+	tree = mvfs_dsel_empty(d) ? 2 : mvfs_dsel_count(c.sbi, d);
+	if (tree > 2)
+		err = mvfs_dsel_iterate(c.sbi, d, mvfs_shown_actor, &c);
 	mvfs_dsel_put(d);
-	if (err || c.err)
+	if (!tree || err || c.err)
 		return 0;
 	return d_inode(c.udir)->i_nlink + c.n;
 }
@@ -388,7 +412,7 @@ static unsigned int mvfs_dir_nlink_upper(struct inode *dir)
 unsigned int mvfs_dir_nlink(struct inode *dir)
 {
 	struct mvfs_inode_info *ei = MVFS_I(dir);
-	unsigned int n = 0;
+	unsigned int n;
 	struct mvfs_dsel *d;
 	bool uniform;
 	u64 tree;
@@ -403,15 +427,9 @@ unsigned int mvfs_dir_nlink(struct inode *dir)
 	if (uniform && READ_ONCE(ei->nlink) &&
 	    READ_ONCE(ei->nlink_tree) == tree) {
 		n = READ_ONCE(ei->nlink);
-	} else if (mvfs_dsel_nlink(d)) {
-		n = mvfs_dsel_nlink(d);
-	} else if (mvfs_dsel_iterate(MVFS_SB(dir->i_sb), d, mvfs_subdir_actor,
-				     &n)) {
-		n = 0;
 	} else {
-		n += 2;
-		mvfs_dsel_set_nlink(d, n);
-		if (uniform) {
+		n = mvfs_dsel_count(MVFS_SB(dir->i_sb), d);
+		if (n && uniform) {
 			WRITE_ONCE(ei->nlink, 0);
 			WRITE_ONCE(ei->nlink_tree, tree);
 			WRITE_ONCE(ei->nlink, n);
