@@ -7,9 +7,11 @@
  *  - unchanged in the view: it takes the source's side (written, made,
  *    or removed through the view; a new element is made one by mkelem);
  *  - changed in the view the same way as on the source: nothing to do;
- *  - a text file changed on both sides: diff3 -m -E (Debian's diffutils)
- *    merges the lines (a change made alike on both sides is taken
- *    once); conflicts are left marked in the file, listed;
+ *  - a file changed on both sides: its bytes and its mode apart, each
+ *    taken from the side that changed it; text whose lines both
+ *    changed is merged by diff3 -m -E (Debian's diffutils: a change
+ *    made alike on both sides is taken once), conflicts left marked in
+ *    the file and listed; a mode changed apart on both is a conflict;
  *  - anything else changed on both sides (binary files, a type change,
  *    a removal against a change) is listed and left as the view has it.
  *
@@ -303,49 +305,113 @@ static int mvfs_run_diff3(struct mvfs_merge *m, const char *path,
 	return WEXITSTATUS(status);
 }
 
-/* Both sides changed text file PATH: merge the lines into the view. */
-static int mvfs_merge_text(struct mvfs_merge *m, const char *path,
+/*
+ * The mode file PATH ends with: the side's that changed it; the view's
+ * when both changed it apart (*CLASH set).
+ */
+static mode_t mvfs_merge_mode(const struct stat *st,
+			      const struct mvfs_entry_info *b,
+			      const struct mvfs_entry_info *t, bool *clash)
+{
+	mode_t vm = st->st_mode & 07777, bm = b->mode & 07777;
+	mode_t tm = t->mode & 07777;
+
+	*clash = vm != bm && tm != bm && tm != vm;
+	return vm == bm ? tm : vm;
+}
+
+/* Do the bytes of file E equal those of FILE, SIZE bytes long? */
+static bool mvfs_obj_is(struct mvfs_merge *m, const char *file, __u64 size,
+			const struct mvfs_entry_info *e)
+{
+	char *obj;
+	bool same;
+
+	if (size != e->size)
+		return false;
+	obj = mvfs_obj_file(m, e);
+	same = obj && mvfs_files_same(file, obj);
+	free(obj);
+	return same;
+}
+
+/*
+ * Text changed on both sides: diff3 merges the lines of VPATH, BASE and
+ * THEIRS into VPATH, with MODE.  Return: 1 when lines clash (marked in
+ * the file), 0, or -errno.
+ */
+static int mvfs_merge_lines(struct mvfs_merge *m, const char *path,
+			    const char *files[3], mode_t mode)
+{
+	char tmp[] = "/tmp/mvfs-merge.XXXXXX";
+	int fd, ret, err;
+
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return mvfs_err(-errno, "%s: %s", tmp, strerror(errno));
+	ret = mvfs_run_diff3(m, path, files, fd);
+	if (ret >= 0) {
+		err = mvfs_copy_file(tmp, files[0], O_TRUNC, mode);
+		ret = err ? err : ret;
+	}
+	close(fd);
+	unlink(tmp);
+	return ret;
+}
+
+/*
+ * Both sides changed regular file PATH, its bytes or its mode: each is
+ * merged apart.  Bytes changed on one side only are that side's; text
+ * changed on both is merged by diff3, a clash marked in the file; binary
+ * bytes changed on both are a conflict, left as the view has them.  A
+ * mode changed apart on both sides is a conflict, the view's kept.
+ */
+static int mvfs_merge_file(struct mvfs_merge *m, const char *path,
 			   const char *vpath, const struct stat *st,
 			   const struct mvfs_entry_info *b,
 			   const struct mvfs_entry_info *t)
 {
-	char tmp[] = "/tmp/mvfs-merge.XXXXXX";
 	char *base = mvfs_obj_file(m, b), *theirs = mvfs_obj_file(m, t);
 	const char *files[3] = { vpath, base, theirs };
-	int fd = -1, ret, err;
+	bool clash, left = false;
+	char why[80];
+	mode_t mode;
+	int ret = 0;
 
+	mode = mvfs_merge_mode(st, b, t, &clash);
 	if (!base || !theirs) {
 		ret = mvfs_err(-ENOMEM, "out of memory");
-		goto out;
+	} else if (t->ref == b->ref || mvfs_obj_is(m, theirs, t->size, b)) {
+		/* The source changed the mode alone. */
+		if ((st->st_mode & 07777) != mode && chmod(vpath, mode))
+			ret = mvfs_err(-errno, "%s: %s", vpath,
+				       strerror(errno));
+	} else if (mvfs_obj_is(m, vpath, st->st_size, b)) {
+		/* The view changed the mode alone. */
+		ret = mvfs_copy_file(theirs, vpath, O_TRUNC, mode);
+	} else if (mvfs_is_binary(vpath) || mvfs_is_binary(base) ||
+		   mvfs_is_binary(theirs)) {
+		mvfs_merge_conflict(m, path, "binary, changed on both sides");
+		left = true;
+		clash = false;	/* its mode is the view's with its bytes */
+	} else {
+		ret = mvfs_merge_lines(m, path, files, mode);
+		if (ret == 1)
+			mvfs_merge_conflict(m, path,
+					    "both changed the same lines (marked in the file)");
+		left = ret == 1;
+		ret = ret == 1 ? 0 : ret;
 	}
-	if (mvfs_is_binary(vpath) || mvfs_is_binary(base) ||
-	    mvfs_is_binary(theirs)) {
-		ret = mvfs_merge_conflict(m, path, "binary, changed on both sides");
-		goto out;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		ret = mvfs_err(-errno, "%s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	ret = mvfs_run_diff3(m, path, files, fd);
-	if (ret < 0)
-		goto out;
-	/* The mode as the lines: the source's, unless the view changed it. */
-	err = mvfs_copy_file(tmp, vpath, O_TRUNC,
-			     (st->st_mode & 07777) == (b->mode & 07777) ?
-			     t->mode : st->st_mode);
-	m->changed++;
-	if (!err && ret)
-		mvfs_merge_conflict(m, path,
-				    "both changed the same lines (marked in the file)");
-	else if (!err)
+	if (!ret && !left) {
+		m->changed++;
 		printf("merged %s\n", path);
-	ret = err;
-out:
-	if (fd >= 0) {
-		close(fd);
-		unlink(tmp);
+	}
+	if (!ret && clash) {
+		snprintf(why, sizeof(why),
+			 "both changed the mode (view %04o, source %04o)",
+			 (unsigned int)(st->st_mode & 07777),
+			 (unsigned int)(t->mode & 07777));
+		mvfs_merge_conflict(m, path, why);
 	}
 	free(base);
 	free(theirs);
@@ -386,7 +452,7 @@ int mvfs_merge_elem(struct mvfs_merge *m, const char *path,
 					  "removed on the source, changed in the view");
 	else if (b && S_ISREG(b->mode) && S_ISREG(t->mode) &&
 		 S_ISREG(st.st_mode))
-		err = mvfs_merge_text(m, path, vpath, &st, b, t);
+		err = mvfs_merge_file(m, path, vpath, &st, b, t);
 	else
 		err = mvfs_merge_conflict(m, path,
 					  "changed on both sides (type, symlink or added twice)");
