@@ -287,7 +287,7 @@ static int mvfs_merge_run(struct mvfs_merge *m)
 {
 	struct mvfs_entry_info b, t;
 	struct mvfs_rev_info ri;
-	int err;
+	int err, added;
 
 	err = mvfs_merge_src(m);
 	if (err)
@@ -308,9 +308,14 @@ static int mvfs_merge_run(struct mvfs_merge *m)
 	}
 	printf("merging revision %llu into view %s (ancestor %llu)\n", m->src,
 	       m->w->tag, m->base);
+	/*
+	 * What the walk wrote before a failure stays, its new files made
+	 * elements as they would be at the end: the merge run again finds
+	 * them done (merge_apply.c) and goes on from there.
+	 */
 	err = mvfs_merge_walk(m, "", m->base ? &b : NULL, &t);
-	if (!err)
-		err = mvfs_merge_mkelem(m);
+	added = mvfs_merge_mkelem(m);
+	err = err ? err : added;
 	/*
 	 * Only a whole merge makes the source an ancestor of the next
 	 * check-in: after a merge of some paths, the rest is still to merge.
@@ -340,8 +345,14 @@ int mvfs_w_merge(struct mvfs_wctx *w)
 	for (i = 0; i < m.nadded; i++)
 		free(m.added[i]);
 	free(m.added);
-	if (err)
-		return mvfs_w_fail(w, err);
+	if (err) {
+		mvfs_w_fail(w, err);
+		if (m.changed)
+			fprintf(stderr,
+				"mvfs: merge: the %u elements merged before it stay in view %s: %s\n",
+				m.changed, w->tag, "merge again to go on");
+		return 1;
+	}
 	if (m.conflicts)
 		fprintf(stderr, "mvfs: merge: %u conflicts left: resolve them, then check in\n",
 			m.conflicts);

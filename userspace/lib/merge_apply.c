@@ -182,6 +182,34 @@ static int mvfs_merge_added(struct mvfs_merge *m, const char *path)
 	return v[m->nadded++] ? 0 : mvfs_err(-ENOMEM, "out of memory");
 }
 
+/*
+ * Element E, new on the source, is at PATH in the view already, as the
+ * source has it (a merge stopped half-way and run again, or the same
+ * added on both): remember it and all it holds for mkelem, which makes
+ * elements of those the view still holds as view-private.
+ */
+static int mvfs_merge_added_tree(struct mvfs_merge *m, const char *path,
+				 const struct mvfs_entry_info *e)
+{
+	struct mvfs_entry_info *v = NULL;
+	char *sub;
+	__u64 i;
+	int err;
+
+	err = mvfs_merge_added(m, path);
+	if (err || !S_ISDIR(e->mode))
+		return err;
+	err = mvfs_store_list(m->w->s, e, &v);
+	for (i = 0; !err && i < e->size; i++) {
+		sub = mvfs_path_join(path, v[i].name);
+		err = sub ? mvfs_merge_added_tree(m, sub, &v[i]) :
+			    mvfs_err(-ENOMEM, "out of memory");
+		free(sub);
+	}
+	mvfs_store_list_free(v, v ? e->size : 0);
+	return err;
+}
+
 static int mvfs_write_entry(struct mvfs_merge *m, const char *vpath,
 			    const struct mvfs_entry_info *e);
 
@@ -445,7 +473,8 @@ int mvfs_merge_elem(struct mvfs_merge *m, const char *path,
 	else if (mvfs_view_is(m, vpath, ours, &st, b))
 		err = mvfs_merge_take(m, path, vpath, ours, &st, t);
 	else if (mvfs_view_is(m, vpath, ours, &st, t))
-		;	/* the same change on both sides */
+		/* the same change on both sides */
+		err = b ? 0 : mvfs_merge_added_tree(m, path, t);
 	else if (!t || !ours)
 		err = mvfs_merge_conflict(m, path, t ?
 					  "removed in the view, changed on the source" :
