@@ -160,48 +160,93 @@ static int mvfs_w_drop(struct mvfs_wctx *w, struct mvfs_change *ch)
 
 /*
  * The move of a directory that CH is half of (its new name, or the
- * whiteout at its old one), or NULL.
+ * whiteout at its old one): its new name in *REN, the whiteout at its
+ * old name in *WH (NULL when that is gone, its directory removed).
+ * Return: true if CH is such a half.
  */
-static const struct mvfs_change *mvfs_w_dir_move(const struct mvfs_priv *p,
-						 const struct mvfs_change *ch)
+static bool mvfs_w_dir_move(const struct mvfs_priv *p,
+			    const struct mvfs_change *ch,
+			    const struct mvfs_change **ren,
+			    const struct mvfs_change **wh)
 {
 	size_t i;
 
-	if (ch->kind == MVFS_CH_REN)
-		return S_ISDIR(ch->mode) ? ch : NULL;
-	if (ch->kind != MVFS_CH_DEL || !ch->moved)
-		return NULL;
-	for (i = 0; i < p->n; i++)
-		if (p->v[i].kind == MVFS_CH_REN && S_ISDIR(p->v[i].mode) &&
-		    !strcmp(p->v[i].from, ch->from))
-			return &p->v[i];
-	return NULL;
+	*ren = NULL;
+	*wh = NULL;
+	for (i = 0; ch->from && i < p->n; i++) {
+		if (!p->v[i].from || strcmp(p->v[i].from, ch->from))
+			continue;
+		if (p->v[i].kind == MVFS_CH_REN && S_ISDIR(p->v[i].mode))
+			*ren = &p->v[i];
+		else if (p->v[i].kind == MVFS_CH_DEL && p->v[i].moved)
+			*wh = &p->v[i];
+	}
+	if (ch != *ren && ch != *wh)
+		*ren = NULL;
+	return *ren;
+}
+
+/* REN cannot move back: its old name is taken, or its directory gone. */
+static int mvfs_w_unmove_refused(struct mvfs_wctx *w,
+				 const struct mvfs_change *ren)
+{
+	struct stat st;
+	char *old;
+	bool taken;
+
+	if (asprintf(&old, "%s/%s/%s", w->wc->view_root, w->tag,
+		     ren->from) < 0)
+		return mvfs_err(-ENOMEM, "out of memory");
+	taken = !lstat(old, &st);
+	free(old);
+	return mvfs_err(taken ? -EEXIST : -ENOENT,
+			"%s: cannot move it back to %s: %s", ren->path,
+			ren->from, taken ? "something else is there now" :
+			"its directory is gone from the view");
 }
 
 /*
- * Move the directory REN moved back to its old name, through the view:
- * the kernel puts it in place of the whiteout there, as a move back by
- * hand would.  What changed in it stays changed, at its old paths.
+ * Move the directory REN moved back where the whiteout WH stands for
+ * its old name, through the view: the kernel puts it in place of the
+ * whiteout, as a move back by hand would.  What changed in it stays
+ * changed, at its old paths.  An element the move replaced at its new
+ * name comes back too: its whiteout goes.
  */
 static int mvfs_w_unmove_dir(struct mvfs_wctx *w,
-			     const struct mvfs_change *ren)
+			     const struct mvfs_change *ren,
+			     const struct mvfs_change *wh)
 {
-	char *src, *dst;
+	struct mvfs_change *gone;
+	char *src, *dst, *path;
+	struct mvfs_priv p;
 	int err = 0;
 
+	if (!wh)	/* no whiteout stands for its old name now */
+		return mvfs_w_unmove_refused(w, ren);
+	path = strdup(ren->path);
 	if (asprintf(&src, "%s/%s/%s", w->wc->view_root, w->tag,
 		     ren->path) < 0)
 		src = NULL;
 	if (asprintf(&dst, "%s/%s/%s", w->wc->view_root, w->tag,
-		     ren->from) < 0)
+		     wh->path) < 0)
 		dst = NULL;
-	if (!src || !dst)
+	if (!src || !dst || !path)
 		err = mvfs_err(-ENOMEM, "out of memory");
 	else if (renameat2(AT_FDCWD, src, AT_FDCWD, dst, RENAME_NOREPLACE))
 		err = mvfs_err(-errno, "%s: cannot move it back to %s: %s",
-			       ren->path, ren->from, strerror(errno));
+			       ren->path, wh->path, strerror(errno));
 	free(src);
 	free(dst);
+	/* REN and WH are stale from here: the view changed. */
+	if (!err)
+		err = mvfs_priv_read(w->s, w->wc->store, w->tag, &w->sel, &p);
+	if (!err) {
+		gone = mvfs_priv_find(&p, path);
+		if (gone && gone->kind == MVFS_CH_DEL && !gone->moved)
+			err = mvfs_w_drop(w, gone);
+		mvfs_priv_free(&p);
+	}
+	free(path);
 	return err;
 }
 
@@ -213,16 +258,15 @@ static int mvfs_w_unco_one(struct mvfs_wctx *w, struct mvfs_priv *p,
 			   const char *path)
 {
 	struct mvfs_change *ch = mvfs_priv_find(p, path);
-	const struct mvfs_change *ren;
+	const struct mvfs_change *ren, *wh;
 	size_t i;
 	int err;
 
 	if (!ch || ch->kind == MVFS_CH_DIR || ch->kind == MVFS_CH_PRIV)
 		return mvfs_err(-ENOENT, "%s: not changed in view %s", path,
 				w->tag);
-	ren = mvfs_w_dir_move(p, ch);
-	if (ren)
-		return mvfs_w_unmove_dir(w, ren);
+	if (mvfs_w_dir_move(p, ch, &ren, &wh))
+		return mvfs_w_unmove_dir(w, ren, wh);
 	if (S_ISDIR(ch->mode) && ch->kind != MVFS_CH_ADD)
 		return mvfs_err(-EISDIR, "%s: %s", path,
 				"a changed directory: uncheckout what is in it");
