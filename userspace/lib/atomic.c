@@ -189,6 +189,8 @@ int mvfs_write_new(int dfd, const char *name, const void *buf, size_t len)
  *   checkin-pause       a check-in stops once it has read the view's
  *                       changes, before it asks for their generations,
  *                       until $MVFS_TEST_GO exists (mvfs_test_pause())
+ *   merge-write         a merge's write over a file of the view is cut
+ *                       short (one byte left) and fails with ENOSPC
  *
  * Return: true if it is.
  */

@@ -347,10 +347,12 @@ int mvfs_w_merge(struct mvfs_wctx *w)
 	free(m.added);
 	if (err) {
 		mvfs_w_fail(w, err);
-		if (m.changed)
+		if (m.changed || m.conflicts)
 			fprintf(stderr,
-				"mvfs: merge: the %u elements merged before it stay in view %s: %s\n",
-				m.changed, w->tag, "merge again to go on");
+				"mvfs: merge: what it merged before stays in view %s (%u elements, %u conflicts): %s\n",
+				w->tag, m.changed, m.conflicts,
+				m.conflicts ? "resolve the conflicts, then merge again to go on" :
+					      "merge again to go on");
 		return 1;
 	}
 	if (m.conflicts)

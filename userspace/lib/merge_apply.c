@@ -74,6 +74,40 @@ static bool mvfs_files_same(const char *a, const char *b)
 	return same;
 }
 
+/*
+ * Write SRC's bytes over file VPATH of the view (ST: its lstat), with
+ * MODE.  Its bytes before are kept aside (outside the view) until the
+ * write is whole: a write cut short (a full disk) puts them back, so that
+ * a merge run again never reads a file cut short as the view's change.
+ */
+static int mvfs_rewrite_file(const char *src, const char *vpath,
+			     const struct stat *st, mode_t mode)
+{
+	char keep[] = "/tmp/mvfs-merge-keep.XXXXXX";
+	int fd, err;
+
+	fd = mkstemp(keep);
+	if (fd < 0)
+		return mvfs_err(-errno, "%s: %s", keep, strerror(errno));
+	close(fd);
+	err = mvfs_copy_file(vpath, keep, O_TRUNC, 0600);
+	if (!err)
+		err = mvfs_copy_file(src, vpath, O_TRUNC, mode);
+	else
+		fd = -1;	/* VPATH untouched */
+	if (!err && mvfs_fault("merge-write") && !truncate(vpath, 1))
+		err = mvfs_err(-ENOSPC, "%s: %s", vpath, strerror(ENOSPC));
+	if (err && fd >= 0 &&
+	    mvfs_copy_file(keep, vpath, O_TRUNC, st->st_mode & 07777)) {
+		fprintf(stderr,
+			"mvfs: merge: %s is cut short: its bytes before the merge are in %s\n",
+			vpath, keep);
+		return err;
+	}
+	unlink(keep);
+	return err;
+}
+
 /* Does FILE look binary (a NUL in its first bytes)? */
 static bool mvfs_is_binary(const char *file)
 {
@@ -264,8 +298,13 @@ static int mvfs_write_entry(struct mvfs_merge *m, const char *vpath,
 	src = mvfs_obj_file(m, e);
 	if (!src)
 		return mvfs_err(-ENOMEM, "out of memory");
-	err = mvfs_copy_file(src, vpath, O_TRUNC, e->mode);
+	err = mvfs_copy_file(src, vpath, O_EXCL, e->mode);
 	free(src);
+	/* Nothing was there: a file cut short goes, not to be an element. */
+	if (err && err != -EEXIST) {
+		unlink(vpath);
+		free(m->added[--m->nadded]);
+	}
 	return err;
 }
 
@@ -281,20 +320,24 @@ static int mvfs_merge_take(struct mvfs_merge *m, const char *path,
 		err = mvfs_remove_tree(AT_FDCWD, vpath);
 	if (err)
 		return mvfs_err(err, "%s: %s", vpath, strerror(-err));
-	m->changed++;
 	if (!t) {
+		m->changed++;
 		printf("removed %s\n", path);
 		return 0;
 	}
-	printf("took %s from revision %llu\n", path, m->src);
 	if (ours && S_ISREG(t->mode) && S_ISREG(st->st_mode)) {
 		src = mvfs_obj_file(m, t);
-		err = src ? mvfs_copy_file(src, vpath, O_TRUNC, t->mode) :
+		err = src ? mvfs_rewrite_file(src, vpath, st, t->mode) :
 			    mvfs_err(-ENOMEM, "out of memory");
 		free(src);
-		return err;
+	} else {
+		err = mvfs_write_entry(m, vpath, t);
 	}
-	return mvfs_write_entry(m, vpath, t);
+	if (!err) {
+		m->changed++;
+		printf("took %s from revision %llu\n", path, m->src);
+	}
+	return err;
 }
 
 static int mvfs_merge_conflict(struct mvfs_merge *m, const char *path,
@@ -369,7 +412,8 @@ static bool mvfs_obj_is(struct mvfs_merge *m, const char *file, __u64 size,
  * the file), 0, or -errno.
  */
 static int mvfs_merge_lines(struct mvfs_merge *m, const char *path,
-			    const char *files[3], mode_t mode)
+			    const char *files[3], const struct stat *st,
+			    mode_t mode)
 {
 	char tmp[] = "/tmp/mvfs-merge.XXXXXX";
 	int fd, ret, err;
@@ -379,7 +423,7 @@ static int mvfs_merge_lines(struct mvfs_merge *m, const char *path,
 		return mvfs_err(-errno, "%s: %s", tmp, strerror(errno));
 	ret = mvfs_run_diff3(m, path, files, fd);
 	if (ret >= 0) {
-		err = mvfs_copy_file(tmp, files[0], O_TRUNC, mode);
+		err = mvfs_rewrite_file(tmp, files[0], st, mode);
 		ret = err ? err : ret;
 	}
 	close(fd);
@@ -401,46 +445,50 @@ static int mvfs_merge_file(struct mvfs_merge *m, const char *path,
 {
 	char *base = mvfs_obj_file(m, b), *theirs = mvfs_obj_file(m, t);
 	const char *files[3] = { vpath, base, theirs };
-	bool clash, left = false;
-	char why[80];
-	mode_t mode;
+	mode_t vm = st->st_mode & 07777, mode;
+	bool clash, marked = false, wrote = false;
+	char why[128];
 	int ret = 0;
 
 	mode = mvfs_merge_mode(st, b, t, &clash);
 	if (!base || !theirs) {
 		ret = mvfs_err(-ENOMEM, "out of memory");
-	} else if (t->ref == b->ref || mvfs_obj_is(m, theirs, t->size, b)) {
-		/* The source changed the mode alone. */
-		if ((st->st_mode & 07777) != mode && chmod(vpath, mode))
+	} else if (t->ref == b->ref || mvfs_obj_is(m, theirs, t->size, b) ||
+		   mvfs_obj_is(m, vpath, st->st_size, t)) {
+		/* The view has the bytes it ends with: the mode alone moves. */
+		wrote = vm != mode;
+		if (wrote && chmod(vpath, mode))
 			ret = mvfs_err(-errno, "%s: %s", vpath,
 				       strerror(errno));
 	} else if (mvfs_obj_is(m, vpath, st->st_size, b)) {
 		/* The view changed the mode alone. */
-		ret = mvfs_copy_file(theirs, vpath, O_TRUNC, mode);
+		ret = mvfs_rewrite_file(theirs, vpath, st, mode);
+		wrote = true;
 	} else if (mvfs_is_binary(vpath) || mvfs_is_binary(base) ||
 		   mvfs_is_binary(theirs)) {
+		/* Left whole as the view has it: its mode with its bytes. */
 		mvfs_merge_conflict(m, path, "binary, changed on both sides");
-		left = true;
-		clash = false;	/* its mode is the view's with its bytes */
+		clash = false;
 	} else {
-		ret = mvfs_merge_lines(m, path, files, mode);
-		if (ret == 1)
-			mvfs_merge_conflict(m, path,
-					    "both changed the same lines (marked in the file)");
-		left = ret == 1;
+		ret = mvfs_merge_lines(m, path, files, st, mode);
+		marked = ret == 1;
+		wrote = ret >= 0;
 		ret = ret == 1 ? 0 : ret;
 	}
-	if (!ret && !left) {
+	if (!ret && wrote && !marked) {
 		m->changed++;
 		printf("merged %s\n", path);
 	}
-	if (!ret && clash) {
-		snprintf(why, sizeof(why),
-			 "both changed the mode (view %04o, source %04o)",
-			 (unsigned int)(st->st_mode & 07777),
-			 (unsigned int)(t->mode & 07777));
+	/* One conflict a file: its lines, or its mode, or both. */
+	snprintf(why, sizeof(why), "%s%s (view %04o, source %04o)",
+		 marked ? "both changed the same lines (marked in the file) and " :
+			  "both changed ",
+		 "the mode", (unsigned int)vm, (unsigned int)(t->mode & 07777));
+	if (!ret && marked)
+		mvfs_merge_conflict(m, path, clash ? why :
+				    "both changed the same lines (marked in the file)");
+	else if (!ret && clash)
 		mvfs_merge_conflict(m, path, why);
-	}
 	free(base);
 	free(theirs);
 	return ret;
