@@ -392,7 +392,7 @@ static unsigned int mvfs_dir_nlink_upper(struct inode *dir)
 	d = mvfs_dsel_get(dir);
 	if (IS_ERR(d))
 		return 0;
-	tree = mvfs_dsel_empty(d) ? 2 : mvfs_dsel_count(c.sbi, d);
+	tree = mvfs_dsel_count(c.sbi, d);
 	if (tree > 2)
 		err = mvfs_dsel_iterate(c.sbi, d, mvfs_shown_actor, &c);
 	mvfs_dsel_put(d);

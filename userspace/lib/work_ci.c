@@ -186,16 +186,24 @@ static bool mvfs_w_dir_move(const struct mvfs_priv *p,
 	return *ren;
 }
 
+/* PATH in the view, through its mount (free() it), or NULL. */
+static char *mvfs_w_vpath(const struct mvfs_wctx *w, const char *path)
+{
+	char *p;
+
+	return asprintf(&p, "%s/%s/%s", w->wc->view_root, w->tag, path) < 0 ?
+	       NULL : p;
+}
+
 /* REN cannot move back: its old name is taken, or its directory gone. */
 static int mvfs_w_unmove_refused(struct mvfs_wctx *w,
 				 const struct mvfs_change *ren)
 {
+	char *old = mvfs_w_vpath(w, ren->from);
 	struct stat st;
-	char *old;
 	bool taken;
 
-	if (asprintf(&old, "%s/%s/%s", w->wc->view_root, w->tag,
-		     ren->from) < 0)
+	if (!old)
 		return mvfs_err(-ENOMEM, "out of memory");
 	taken = !lstat(old, &st);
 	free(old);
@@ -224,12 +232,8 @@ static int mvfs_w_unmove_dir(struct mvfs_wctx *w,
 	if (!wh)	/* no whiteout stands for its old name now */
 		return mvfs_w_unmove_refused(w, ren);
 	path = strdup(ren->path);
-	if (asprintf(&src, "%s/%s/%s", w->wc->view_root, w->tag,
-		     ren->path) < 0)
-		src = NULL;
-	if (asprintf(&dst, "%s/%s/%s", w->wc->view_root, w->tag,
-		     wh->path) < 0)
-		dst = NULL;
+	src = mvfs_w_vpath(w, ren->path);
+	dst = mvfs_w_vpath(w, wh->path);
 	if (!src || !dst || !path)
 		err = mvfs_err(-ENOMEM, "out of memory");
 	else if (renameat2(AT_FDCWD, src, AT_FDCWD, dst, RENAME_NOREPLACE))
