@@ -236,9 +236,16 @@ static int mvfs_retire_found(struct mvfs_priv_req *r, struct dentry *d)
 		err = -EBUSY;
 	} else if (!force &&
 		   (busy || READ_ONCE(MVFS_I(inode)->wgen) != r->arg.gen)) {
-		/* Changed since it was read: keep it, up to date now. */
+		/*
+		 * Changed since it was read: keep it, up to date now.  With
+		 * generation 0 a removal was read, and this entry came since
+		 * (a rename onto the path): nothing of it was checked in, so
+		 * a copy keeps the revision it was copied from, which its
+		 * diff and its out-of-date check start from.  An entry with
+		 * no origin stands over the new revision, as made after it.
+		 */
 		err = mvfs_origin_get(MVFS_SB(inode->i_sb), upper, &o);
-		if (!err || err == -ENODATA)
+		if ((!err && r->arg.gen) || err == -ENODATA)
 			err = mvfs_origin_set(MVFS_SB(inode->i_sb), upper,
 					      r->arg.rev, inode->i_ino,
 					      o.path ? o.path : r->path);

@@ -99,8 +99,10 @@ struct mvfs_ioc_priv {
  * private area, a directory too when it is empty, else it becomes a copy
  * of the element at path in rev.  The view then shows rev there.
  * -ESTALE when the entry changed since PRIVGEN said gen, or is open for
- * writing: it stays, its origin moved to rev.  MVFS_PRIV_FORCE drops it
- * whatever its generation (uncheckout), -EBUSY if open for writing.
+ * writing: it stays, its origin moved to rev.  Gen 0 says a removal was
+ * read: a copy found there came since, and keeps its origin as it is.
+ * MVFS_PRIV_FORCE drops it whatever its generation (uncheckout), -EBUSY
+ * if open for writing.
  */
 #define MVFS_IOC_RETIRE		_IOW(MVFS_IOC_MAGIC, 8, struct mvfs_ioc_priv)
 
