@@ -101,20 +101,17 @@ static int mvfs_branch_find(struct mvfs_sb_info *sbi, const char *name,
 {
 	struct mvfs_state *st;
 	int err = -ENOENT;
-	u32 i;
+	s64 i;
 
 	if (!mvfs_tag_valid(name, len))
 		return -ENOENT;
 	down_read(&sbi->state_lock);
 	st = sbi->state;
-	for (i = 0; i < st->nbranches; i++) {
-		if (strlen(st->branches[i].name) == len &&
-		    !memcmp(st->branches[i].name, name, len)) {
-			*index = i;
-			*head = st->branches[i].head;
-			err = 0;
-			break;
-		}
+	i = mvfs_nameidx_find(&st->branch_idx, name, len);
+	if (i >= 0) {
+		*index = i;
+		*head = st->branches[i].head;
+		err = 0;
 	}
 	up_read(&sbi->state_lock);
 	return err;

@@ -27,6 +27,7 @@
 #include <linux/ratelimit.h>
 #include <linux/rcupdate.h>
 #include <linux/rwsem.h>
+#include <linux/siphash.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include "uapi/mvfs_format.h"
@@ -122,6 +123,18 @@ struct mvfs_cs_text {
 };
 
 /* What the store's state file said when it was last read. */
+/*
+ * An index of the names of an array of records, each of which starts
+ * with its NUL-terminated name (nameidx.c).
+ */
+struct mvfs_nameidx {
+	const void		*base;
+	size_t			stride;
+	u32			*slots;	/* an entry's index + 1; 0 free */
+	u32			mask;	/* slots - 1, a power of two - 1 */
+	siphash_key_t		key;
+};
+
 struct mvfs_state {
 	u32			format;
 	u32			nrevs;
@@ -133,6 +146,9 @@ struct mvfs_state {
 	struct mvfs_view_rec	*views;
 	struct mvfs_cs_text	*cs;		/* the spec of views[i] */
 	struct mvfs_branch	*branches;
+	struct mvfs_nameidx	label_idx;	/* of labels[].name */
+	struct mvfs_nameidx	view_idx;	/* of views[].tag */
+	struct mvfs_nameidx	branch_idx;	/* of branches[].name */
 	u64			pack_len;	/* what its header says */
 	u64			next_object;
 };
@@ -390,6 +406,13 @@ int mvfs_rev_lookup(struct mvfs_sb_info *sbi, const char *spec,
 		    unsigned int len, u64 *rev, bool *by_label);
 int mvfs_resolve(struct mvfs_sb_info *sbi, u64 rev, const char *path,
 		 struct mvfs_entry *e);
+
+/* nameidx.c */
+s64 mvfs_nameidx_find(const struct mvfs_nameidx *ix, const char *name,
+		      u32 len);
+int mvfs_nameidx_build(struct mvfs_nameidx *ix, const void *base,
+		       size_t stride, u32 n);
+void mvfs_nameidx_free(struct mvfs_nameidx *ix);
 
 /* spec.c */
 struct mvfs_spec *mvfs_spec_compile(struct mvfs_sb_info *sbi,

@@ -35,35 +35,24 @@ void mvfs_spec_put(struct mvfs_spec *spec)
 		kref_put(&spec->ref, mvfs_spec_release);
 }
 
-/* Is the NUL-terminated NAME the LEN bytes at S? */
-static bool mvfs_name_is(const char *name, const char *s, u32 len)
-{
-	return strlen(name) == len && !memcmp(name, s, len);
-}
-
 /* The revision rule R of TEXT selects in ST; 0 none (yet). */
 static u64 mvfs_rule_resolve(const struct mvfs_state *st, const char *text,
 			     const struct mvfs_rule *r)
 {
 	const char *name = text + r->name;
-	u32 i;
+	s64 i;
 
 	switch (r->kind) {
 	case MVFS_SEL_REV:
 		return r->rev <= st->nrevs ? r->rev : 0;
 	case MVFS_SEL_LABEL:
-		for (i = 0; i < st->nlabels; i++)
-			if (mvfs_name_is(st->labels[i].name, name, r->name_len))
-				return st->labels[i].rev;
-		return 0;
+		i = mvfs_nameidx_find(&st->label_idx, name, r->name_len);
+		return i < 0 ? 0 : st->labels[i].rev;
 	default:
 		if (!r->name_len)
 			return st->branches[0].head;	/* main */
-		for (i = 0; i < st->nbranches; i++)
-			if (mvfs_name_is(st->branches[i].name, name,
-					 r->name_len))
-				return st->branches[i].head;
-		return 0;
+		i = mvfs_nameidx_find(&st->branch_idx, name, r->name_len);
+		return i < 0 ? 0 : st->branches[i].head;
 	}
 }
 

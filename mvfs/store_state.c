@@ -334,7 +334,25 @@ void mvfs_state_free(struct mvfs_state *st)
 	kvfree(st->labels);
 	kvfree(st->views);
 	kvfree(st->branches);
+	mvfs_nameidx_free(&st->label_idx);
+	mvfs_nameidx_free(&st->view_idx);
+	mvfs_nameidx_free(&st->branch_idx);
 	kfree(st);
+}
+
+/* Index the names of a parsed state: none is searched one by one. */
+static int mvfs_state_index(struct mvfs_state *st)
+{
+	/* Each record must start with its name (nameidx.c). */
+	BUILD_BUG_ON(offsetof(struct mvfs_label, name) ||
+		     offsetof(struct mvfs_view_rec, tag) ||
+		     offsetof(struct mvfs_branch, name));
+	return mvfs_nameidx_build(&st->label_idx, st->labels,
+				  sizeof(*st->labels), st->nlabels) ?:
+	       mvfs_nameidx_build(&st->view_idx, st->views,
+				  sizeof(*st->views), st->nviews) ?:
+	       mvfs_nameidx_build(&st->branch_idx, st->branches,
+				  sizeof(*st->branches), st->nbranches);
 }
 
 /*
@@ -365,6 +383,8 @@ static struct mvfs_state *mvfs_state_parse(struct mvfs_sb_info *sbi,
 	     (size_t)st->nviews * mvfs_view_size(st->format);
 	if (!err)
 		err = mvfs_state_parse_branches(sbi, st, p);
+	if (!err)
+		err = mvfs_state_index(st);
 	if (err) {
 		mvfs_state_free(st);
 		return ERR_PTR(err);

@@ -67,7 +67,7 @@ void mvfs_view_put(struct mvfs_view *v)
 		kref_put(&v->ref, mvfs_view_release);
 }
 
-/* The view of @tag on @list (sbi->views or a reload's), or NULL. */
+/* The view of @tag on @list (sbi->views), or NULL. */
 static struct mvfs_view *mvfs_view_find(struct list_head *list,
 					const char *tag, unsigned int len)
 {
@@ -101,25 +101,59 @@ static void mvfs_specs_free(struct mvfs_spec **specs, u32 n)
 	kfree(specs);
 }
 
+/* The first record of @st with the tag of record I: I unless given twice. */
+static u32 mvfs_view_first(const struct mvfs_state *st, u32 i)
+{
+	const char *tag = st->views[i].tag;
+	s64 first = mvfs_nameidx_find(&st->view_idx, tag, strlen(tag));
+
+	return first < 0 ? i : first;
+}
+
+/*
+ * The view each record of @st is for, by the index of its tag's first
+ * record: the view of that tag that sbi->views has, or NULL.  One pass
+ * over each: a state may have hundreds of thousands of views.  Caller
+ * holds state_lock for writing.
+ */
+static struct mvfs_view **mvfs_views_match(struct mvfs_sb_info *sbi,
+					   const struct mvfs_state *st)
+{
+	struct mvfs_view **match, *v;
+	s64 i;
+
+	lockdep_assert_held_write(&sbi->state_lock);
+	match = kvcalloc(max(st->nviews, 1U), sizeof(*match), GFP_KERNEL);
+	if (!match)
+		return NULL;
+	list_for_each_entry(v, &sbi->views, node) {
+		i = mvfs_nameidx_find(&st->view_idx, v->rec.tag,
+				      strlen(v->rec.tag));
+		if (i >= 0)
+			match[i] = v;
+	}
+	return match;
+}
+
 /*
  * Compile the spec of every view of @st, against the spec each view has
- * now.  Caller holds state_lock for writing.
+ * now (@match).  Caller holds state_lock for writing.
  */
 static struct mvfs_spec **mvfs_specs_compile(struct mvfs_sb_info *sbi,
-					     struct mvfs_state *st)
+					     struct mvfs_state *st,
+					     struct mvfs_view **match)
 {
 	struct mvfs_spec **specs;
 	struct mvfs_view *v;
-	const char *tag;
 	u32 i;
 
 	specs = kcalloc(st->nviews, sizeof(*specs), GFP_KERNEL);
 	if (!specs && st->nviews)
 		return NULL;
 	for (i = 0; i < st->nviews; i++) {
-		tag = st->views[i].tag;
-		v = mvfs_view_find(&sbi->views, tag, strlen(tag));
-		specs[i] = mvfs_spec_compile(sbi, st, &st->cs[i], tag,
+		v = match[mvfs_view_first(st, i)];
+		specs[i] = mvfs_spec_compile(sbi, st, &st->cs[i],
+					     st->views[i].tag,
 					     v ? v->spec : NULL);
 		if (!specs[i]) {
 			mvfs_specs_free(specs, i);
@@ -132,19 +166,19 @@ static struct mvfs_spec **mvfs_specs_compile(struct mvfs_sb_info *sbi,
 }
 
 /*
- * Make, on @fresh, a view for each record of @st that has none yet, so
- * that applying @st cannot fail half-way.  Caller holds state_lock.
+ * Make, on @fresh, a view for each tag of @st that has none yet (in
+ * @match, which then has one for every record), so that applying @st
+ * cannot fail half-way.  Caller holds state_lock.
  */
 static int mvfs_views_alloc(struct mvfs_sb_info *sbi, struct mvfs_state *st,
-			    struct list_head *fresh)
+			    struct mvfs_view **match, struct list_head *fresh)
 {
 	struct mvfs_view *v;
 	u32 i;
 
 	lockdep_assert_held(&sbi->state_lock);
 	for (i = 0; i < st->nviews; i++) {
-		if (mvfs_view_find(&sbi->views, st->views[i].tag,
-				   strlen(st->views[i].tag)))
+		if (match[i] || mvfs_view_first(st, i) != i)
 			continue;
 		v = kzalloc(sizeof(*v), GFP_KERNEL);
 		if (!v) {
@@ -154,42 +188,34 @@ static int mvfs_views_alloc(struct mvfs_sb_info *sbi, struct mvfs_state *st,
 		kref_init(&v->ref);
 		spin_lock_init(&v->lock);
 		list_add_tail(&v->node, fresh);
+		match[i] = v;
 	}
 	return 0;
 }
 
 /*
- * Bring sbi->views in line with ST, taking new views from @fresh and the
- * compiled @specs (those taken are set to NULL); the views that ST no
- * longer has go to @gone, still referenced by the list, for the caller to
- * unregister under reg_lock and put.  Cannot fail.  Caller holds
- * state_lock for write.
+ * Bring sbi->views in line with ST, its views those of @match (the new
+ * ones on @fresh) and their specs @specs (those taken are set to NULL);
+ * the views that ST no longer has go to @gone, still referenced by the
+ * list, for the caller to unregister under reg_lock and put.  Cannot
+ * fail.  Caller holds state_lock for write.
  */
 static void mvfs_views_sync(struct mvfs_sb_info *sbi, struct mvfs_state *st,
-			    struct mvfs_spec **specs, struct list_head *fresh,
+			    struct mvfs_view **match, struct mvfs_spec **specs,
 			    struct list_head *gone)
 {
 	struct mvfs_view *v, *tmp;
-	const char *tag;
 	LIST_HEAD(keep);
 	u32 i;
 
 	lockdep_assert_held_write(&sbi->state_lock);
 	for (i = 0; i < st->nviews; i++) {
-		tag = st->views[i].tag;
-		v = mvfs_view_find(&sbi->views, tag, strlen(tag));
-		if (!v)
-			v = mvfs_view_find(&keep, tag, strlen(tag));
-		if (!v && !WARN_ON_ONCE(list_empty(fresh)))
-			v = list_first_entry(fresh, struct mvfs_view, node);
-		if (!v)
-			continue;
+		/* A tag given twice: one view, as its last record says. */
+		v = match[mvfs_view_first(st, i)];
 		list_move_tail(&v->node, &keep);
 		mvfs_view_update(v, st, &st->views[i], specs[i]);
 		specs[i] = NULL;
 	}
-	/* A tag given twice was allocated twice. */
-	mvfs_views_free_list(fresh);
 	/* What is left was removed from the store. */
 	list_for_each_entry_safe(v, tmp, &sbi->views, node) {
 		WRITE_ONCE(v->dead, true);
@@ -240,6 +266,7 @@ static int mvfs_views_do_reload(struct super_block *sb, bool wait)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(sb);
 	struct mvfs_spec **specs;
+	struct mvfs_view **match;
 	struct mvfs_state *st;
 	LIST_HEAD(fresh);
 	LIST_HEAD(gone);
@@ -259,15 +286,18 @@ static int mvfs_views_do_reload(struct super_block *sb, bool wait)
 		err = PTR_ERR(st);
 		goto out_unlock;
 	}
-	specs = mvfs_specs_compile(sbi, st);
-	err = specs ? mvfs_views_alloc(sbi, st, &fresh) : -ENOMEM;
+	match = mvfs_views_match(sbi, st);
+	specs = match ? mvfs_specs_compile(sbi, st, match) : NULL;
+	err = specs ? mvfs_views_alloc(sbi, st, match, &fresh) : -ENOMEM;
 	if (err) {
 		mvfs_specs_free(specs, st->nviews);
+		kvfree(match);
 		mvfs_state_free(st);
 		goto out_unlock;
 	}
-	mvfs_views_sync(sbi, st, specs, &fresh, &gone);
+	mvfs_views_sync(sbi, st, match, specs, &gone);
 	mvfs_specs_free(specs, st->nviews);
+	kvfree(match);
 	mvfs_state_commit(sbi, st);
 out_unlock:
 	if (mvfs_err_transient(err))
@@ -430,7 +460,7 @@ int mvfs_rev_lookup(struct mvfs_sb_info *sbi, const char *spec,
 	struct mvfs_state *st;
 	char buf[MVFS_NAME_MAX + 1];
 	int err = -ENOENT;
-	u32 i;
+	s64 i;
 
 	if (!mvfs_tag_valid(spec, len))
 		return -ENOENT;
@@ -444,13 +474,11 @@ int mvfs_rev_lookup(struct mvfs_sb_info *sbi, const char *spec,
 			err = 0;
 		goto out_unlock;
 	}
-	for (i = 0; i < st->nlabels; i++) {
-		if (!strcmp(st->labels[i].name, buf)) {
-			*rev = st->labels[i].rev;
-			*by_label = true;
-			err = 0;
-			break;
-		}
+	i = mvfs_nameidx_find(&st->label_idx, buf, len);
+	if (i >= 0) {
+		*rev = st->labels[i].rev;
+		*by_label = true;
+		err = 0;
 	}
 out_unlock:
 	up_read(&sbi->state_lock);
