@@ -412,42 +412,21 @@ static struct dentry *mvfs_top_lookup(struct inode *dir,
 	return d_splice_alias(inode, dentry);
 }
 
-/*
- * Copy the tag of the view at position POS into TAG, and its top's inode
- * number into *INO; false past the end.
- */
-static bool mvfs_top_nth(struct mvfs_sb_info *sbi, loff_t pos, char *tag,
-			 u64 *ino)
-{
-	struct mvfs_view *v;
-	bool found = false;
-
-	down_read(&sbi->state_lock);
-	list_for_each_entry(v, &sbi->views, node) {
-		if (pos-- == 0) {
-			strscpy(tag, v->rec.tag, MVFS_NAME_MAX + 1);
-			*ino = mvfs_ino(v, "", NULL, 0);
-			found = true;
-			break;
-		}
-	}
-	up_read(&sbi->state_lock);
-	return found;
-}
-
+/* /view: the views, a position each, in the order of the state's records. */
 static int mvfs_top_readdir(struct file *file, struct dir_context *ctx)
 {
 	struct mvfs_sb_info *sbi = MVFS_SB(file_inode(file)->i_sb);
 	char tag[MVFS_NAME_MAX + 1];
-	u64 ino;
+	u64 i;
 
 	mvfs_follow(file_inode(file)->i_sb, 0);
 	if (!dir_emit_dots(file, ctx))
 		return 0;
-	while (mvfs_top_nth(sbi, ctx->pos - 2, tag, &ino)) {
-		if (!dir_emit(ctx, tag, strlen(tag), ino, DT_DIR))
+	for (i = ctx->pos - 2; mvfs_view_nth(sbi, &i, tag); i++) {
+		if (!dir_emit(ctx, tag, strlen(tag), mvfs_ino_dir(tag, ""),
+			      DT_DIR))
 			break;
-		ctx->pos++;
+		ctx->pos = i + 3;
 	}
 	return 0;
 }

@@ -122,7 +122,6 @@ struct mvfs_cs_text {
 	u32	len;
 };
 
-/* What the store's state file said when it was last read. */
 /*
  * An index of the names of an array of records, each of which starts
  * with its NUL-terminated name (nameidx.c).
@@ -135,6 +134,7 @@ struct mvfs_nameidx {
 	siphash_key_t		key;
 };
 
+/* What the store's state file said when it was last read. */
 struct mvfs_state {
 	u32			format;
 	u32			nrevs;
@@ -218,6 +218,8 @@ struct mvfs_sb_info {
 	struct rw_semaphore	state_lock;	/* protects state, views */
 	struct mvfs_state	*state;
 	struct list_head	views;
+	/* By a record of state, its tag's first: its view, on views. */
+	struct mvfs_view	**view_of;
 	u64			gen;		/* bumped by each reload */
 	u64			pack_len;	/* committed; grows only */
 	u64			next_object;	/* committed; grows only */
@@ -397,6 +399,7 @@ void mvfs_views_free(struct mvfs_sb_info *sbi);
 struct mvfs_view *mvfs_view_get(struct mvfs_sb_info *sbi, const char *tag,
 				unsigned int len);
 void mvfs_view_put(struct mvfs_view *view);
+bool mvfs_view_nth(struct mvfs_sb_info *sbi, u64 *pos, char *tag);
 u64 mvfs_view_root(struct mvfs_view *view, struct mvfs_entry *root);
 struct mvfs_spec *mvfs_view_spec(struct mvfs_view *v, u64 *sel);
 int mvfs_view_resolve(struct mvfs_sb_info *sbi, struct mvfs_view *v,
@@ -487,6 +490,7 @@ int mvfs_upper_ino(struct super_block *sb, struct dentry *upper, u64 *ino);
 /* names.c */
 u64 mvfs_ino(struct mvfs_view *v, const char *dir, const char *name,
 	     unsigned int len);
+u64 mvfs_ino_dir(const char *tag, const char *dir);
 u64 mvfs_ino_prefix(struct mvfs_view *v, const char *dir);
 u64 mvfs_ino_child(u64 prefix, const char *name, unsigned int len);
 unsigned long mvfs_names_stamp(struct mvfs_sb_info *sbi);

@@ -66,12 +66,24 @@ u64 mvfs_ino_child(u64 prefix, const char *name, unsigned int len)
 u64 mvfs_ino(struct mvfs_view *v, const char *dir, const char *name,
 	     unsigned int len)
 {
-	u64 h = MVFS_FNV64_INIT;
-
 	if (name)
 		return mvfs_ino_child(mvfs_ino_prefix(v, dir), name, len);
-	if (v)
-		h = mvfs_fnv64(h, v->rec.tag, strlen(v->rec.tag));
+	return mvfs_ino_dir(v ? v->rec.tag : NULL, dir);
+}
+
+/**
+ * mvfs_ino_dir - mvfs_ino() of a directory, by its view's tag
+ * @tag: the view's tag, or NULL for a fixed version
+ * @dir: the element path of the directory ("" the top)
+ *
+ * Return: the number; a view's top is mvfs_ino_dir(tag, "").
+ */
+u64 mvfs_ino_dir(const char *tag, const char *dir)
+{
+	u64 h = MVFS_FNV64_INIT;
+
+	if (tag)
+		h = mvfs_fnv64(h, tag, strlen(tag));
 	h = mvfs_fnv64(h, "/", 1);
 	return mvfs_ino_final(mvfs_fnv64(h, dir, strlen(dir)));
 }

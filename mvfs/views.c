@@ -67,18 +67,6 @@ void mvfs_view_put(struct mvfs_view *v)
 		kref_put(&v->ref, mvfs_view_release);
 }
 
-/* The view of @tag on @list (sbi->views), or NULL. */
-static struct mvfs_view *mvfs_view_find(struct list_head *list,
-					const char *tag, unsigned int len)
-{
-	struct mvfs_view *v;
-
-	list_for_each_entry(v, list, node)
-		if (strlen(v->rec.tag) == len && !memcmp(v->rec.tag, tag, len))
-			return v;
-	return NULL;
-}
-
 /* Free the views on @list, made by mvfs_views_alloc() and never used. */
 static void mvfs_views_free_list(struct list_head *list)
 {
@@ -239,14 +227,17 @@ static void mvfs_views_drop(struct mvfs_sb_info *sbi, struct list_head *gone)
 }
 
 /*
- * Replace the state in force by @st and commit its lengths.  Caller holds
- * state_lock for write.
+ * Replace the state in force by @st, its records' views @match, and
+ * commit its lengths.  Caller holds state_lock for write.
  */
-static void mvfs_state_commit(struct mvfs_sb_info *sbi, struct mvfs_state *st)
+static void mvfs_state_commit(struct mvfs_sb_info *sbi, struct mvfs_state *st,
+			      struct mvfs_view **match)
 {
 	struct mvfs_state *old = sbi->state;
 
 	lockdep_assert_held_write(&sbi->state_lock);
+	kvfree(sbi->view_of);
+	sbi->view_of = match;
 	sbi->state = st;
 	WRITE_ONCE(sbi->pack_len, max(sbi->pack_len, st->pack_len));
 	WRITE_ONCE(sbi->next_object, max(sbi->next_object, st->next_object));
@@ -297,8 +288,7 @@ static int mvfs_views_do_reload(struct super_block *sb, bool wait)
 	}
 	mvfs_views_sync(sbi, st, match, specs, &gone);
 	mvfs_specs_free(specs, st->nviews);
-	kvfree(match);
-	mvfs_state_commit(sbi, st);
+	mvfs_state_commit(sbi, st, match);
 out_unlock:
 	if (mvfs_err_transient(err))
 		mvfs_follow_forget(sbi);
@@ -352,6 +342,8 @@ void mvfs_views_free(struct mvfs_sb_info *sbi)
 	}
 	mvfs_state_free(sbi->state);
 	sbi->state = NULL;
+	kvfree(sbi->view_of);
+	sbi->view_of = NULL;
 }
 
 /**
@@ -365,14 +357,47 @@ void mvfs_views_free(struct mvfs_sb_info *sbi)
 struct mvfs_view *mvfs_view_get(struct mvfs_sb_info *sbi, const char *tag,
 				unsigned int len)
 {
-	struct mvfs_view *v;
+	struct mvfs_view *v = NULL;
+	s64 i;
 
 	down_read(&sbi->state_lock);
-	v = mvfs_view_find(&sbi->views, tag, len);
-	if (v)
+	i = mvfs_nameidx_find(&sbi->state->view_idx, tag, len);
+	if (i >= 0) {
+		v = sbi->view_of[i];
 		kref_get(&v->ref);
+	}
 	up_read(&sbi->state_lock);
 	return v;
+}
+
+/**
+ * mvfs_view_nth - the next view a listing of /view shows
+ * @sbi: the mount
+ * @pos: where to start, an index of the state's view records; set to the
+ *       record found
+ * @tag: set to its tag (MVFS_NAME_MAX + 1 bytes)
+ *
+ * By record, each tag at its first: the views of the state in force, in
+ * constant time each (a state may have hundreds of thousands).
+ *
+ * Return: false past the last.
+ */
+bool mvfs_view_nth(struct mvfs_sb_info *sbi, u64 *pos, char *tag)
+{
+	struct mvfs_state *st;
+	bool found = false;
+
+	down_read(&sbi->state_lock);
+	st = sbi->state;
+	for (; *pos < st->nviews && !found; ++*pos) {
+		found = mvfs_view_first(st, *pos) == *pos;
+		if (found)
+			strscpy(tag, st->views[*pos].tag, MVFS_NAME_MAX + 1);
+	}
+	up_read(&sbi->state_lock);
+	if (found)
+		--*pos;
+	return found;
 }
 
 /**

@@ -4,6 +4,10 @@
  * revision) until one more label would make it larger than
  * MVFS_STATE_MAX, the most a reader takes; the checksum is recomputed.
  * Labels are named fNNNNNNN and name revision 1.  Prints the new size.
+ *
+ * statefill -v N FILE: add N views instead, each a copy of the state's
+ * first view record (its selection, owner and mode; in format 3 its
+ * config spec's text) named vNNNNNNN.  Prints the new size.
  */
 #include <endian.h>
 #include <fcntl.h>
@@ -14,37 +18,22 @@
 #include <unistd.h>
 #include "mvfs_format.h"
 
-static int fill(const char *name)
+/*
+ * Make room for ADD records of RSIZE bytes at offset AT of the state in
+ * BUF (SIZE bytes, allocated for the grown file), and return them.
+ */
+static char *grow(char *buf, size_t size, size_t at, size_t add,
+		  size_t rsize)
 {
-	struct mvfs_state_hdr *h;
-	struct mvfs_label_disk *l;
-	size_t size, add, at, n, i;
-	struct stat st;
-	char *buf;
-	int fd;
+	memmove(buf + at + add * rsize, buf + at, size - at);
+	return buf + at;
+}
 
-	fd = open(name, O_RDWR);
-	if (fd < 0 || fstat(fd, &st))
-		return 1;
-	size = st.st_size;
-	add = (MVFS_STATE_MAX - size) / sizeof(*l);
-	buf = calloc(1, size + add * sizeof(*l));
-	if (!buf || pread(fd, buf, size, 0) != (ssize_t)size)
-		return 1;
-	h = (struct mvfs_state_hdr *)buf;
-	if (!le32toh(h->nrevs))
-		return 1;
-	at = mvfs_state_size(le32toh(h->format), le32toh(h->nrevs),
-			     le32toh(h->nlabels), 0, 0);
-	n = size - at;
-	memmove(buf + at + add * sizeof(*l), buf + at, n);
-	l = (struct mvfs_label_disk *)(buf + at);
-	for (i = 0; i < add; i++) {
-		snprintf(l[i].name, sizeof(l[i].name), "f%07zu", i);
-		l[i].rev = htole64(1);
-	}
-	size += add * sizeof(*l);
-	h->nlabels = htole32(le32toh(h->nlabels) + add);
+/* Fix the header of the state in BUF (SIZE bytes) and write it. */
+static int finish(int fd, char *buf, size_t size)
+{
+	struct mvfs_state_hdr *h = (struct mvfs_state_hdr *)buf;
+
 	h->size = htole64(size);
 	h->checksum = 0;
 	h->checksum = htole64(mvfs_fnv64(MVFS_FNV64_INIT, buf, size));
@@ -55,15 +44,78 @@ static int fill(const char *name)
 	return 0;
 }
 
+static int fill(const char *name, size_t views)
+{
+	struct mvfs_state_hdr *h;
+	struct mvfs_label_disk *l;
+	size_t size, add, at, i, vsize, nlabels, nviews;
+	unsigned int format;
+	struct stat st;
+	char *buf, *v;
+	int fd;
+
+	fd = open(name, O_RDWR);
+	if (fd < 0 || fstat(fd, &st))
+		return 1;
+	size = st.st_size;
+	buf = calloc(1, MVFS_STATE_MAX);
+	if (!buf || size > MVFS_STATE_MAX ||
+	    pread(fd, buf, size, 0) != (ssize_t)size)
+		return 1;
+	h = (struct mvfs_state_hdr *)buf;
+	format = le32toh(h->format);
+	nlabels = le32toh(h->nlabels);
+	nviews = le32toh(h->nviews);
+	if (!le32toh(h->nrevs) || (views && !nviews))
+		return 1;
+	if (views) {
+		vsize = format < 3 ? sizeof(struct mvfs_view_disk) :
+				     sizeof(struct mvfs_view3_disk);
+		if (size + views * vsize > MVFS_STATE_MAX)
+			return 1;
+		at = mvfs_state_size(format, le32toh(h->nrevs), nlabels,
+				     nviews, 0);
+		v = grow(buf, size, at, views, vsize);
+		for (i = 0; i < views; i++) {
+			/* The first record: the tag starts each one. */
+			memcpy(v + i * vsize, v - nviews * vsize, vsize);
+			memset(v + i * vsize, 0, MVFS_NAME_FIELD);
+			snprintf(v + i * vsize, MVFS_NAME_FIELD, "v%07zu", i);
+		}
+		h->nviews = htole32(nviews + views);
+		return finish(fd, buf, size + views * vsize);
+	}
+	add = (MVFS_STATE_MAX - size) / sizeof(*l);
+	at = mvfs_state_size(format, le32toh(h->nrevs), nlabels, 0, 0);
+	l = (struct mvfs_label_disk *)grow(buf, size, at, add, sizeof(*l));
+	for (i = 0; i < add; i++) {
+		snprintf(l[i].name, sizeof(l[i].name), "f%07zu", i);
+		l[i].rev = htole64(1);
+	}
+	h->nlabels = htole32(nlabels + add);
+	return finish(fd, buf, size + add * sizeof(*l));
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: statefill FILE\n");
-		return 2;
+	size_t views = 0;
+	char *end;
+
+	if (argc == 4 && !strcmp(argv[1], "-v")) {
+		views = strtoul(argv[2], &end, 10);
+		if (*end || !views)
+			goto usage;
+		argv += 2;
+		argc -= 2;
 	}
-	if (fill(argv[1])) {
+	if (argc != 2)
+		goto usage;
+	if (fill(argv[1], views)) {
 		fprintf(stderr, "statefill: %s: cannot fill\n", argv[1]);
 		return 1;
 	}
 	return 0;
+usage:
+	fprintf(stderr, "usage: statefill [-v N] FILE\n");
+	return 2;
 }
