@@ -13,23 +13,70 @@
 #include "err.h"
 #include "store.h"
 
-/* " (l1, l2)" for the labels naming REV, or nothing. */
-static void mvfs_print_labels(const struct mvfs_store *s, __u64 rev)
+/* The labels, newest revision first, each revision's in their order. */
+struct mvfs_log_labels {
+	struct mvfs_log_label {
+		__u64		rev;
+		unsigned int	i;	/* its index in the state */
+	}		*v;
+	unsigned int	n, next;	/* next: the first not printed */
+};
+
+static int mvfs_log_label_cmp(const void *a, const void *b)
+{
+	const struct mvfs_log_label *x = a, *y = b;
+
+	if (x->rev != y->rev)
+		return x->rev < y->rev ? 1 : -1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * Sort the labels by revision once: a log that searched all of them
+ * for each revision took time in revisions times labels.
+ */
+static int mvfs_log_labels_get(const struct mvfs_store *s,
+			       struct mvfs_log_labels *l)
 {
 	struct mvfs_label_info li;
-	unsigned int i, n = 0;
+	unsigned int i;
 
-	for (i = 0; i < mvfs_store_nlabels(s); i++) {
+	l->n = mvfs_store_nlabels(s);
+	l->next = 0;
+	l->v = calloc(l->n ? l->n : 1, sizeof(*l->v));
+	if (!l->v)
+		return mvfs_err(-ENOMEM, "out of memory");
+	for (i = 0; i < l->n; i++) {
 		mvfs_store_label(s, i, &li);
-		if (li.rev != rev)
-			continue;
+		l->v[i].rev = li.rev;
+		l->v[i].i = i;
+	}
+	qsort(l->v, l->n, sizeof(*l->v), mvfs_log_label_cmp);
+	return 0;
+}
+
+/*
+ * " (l1, l2)" for the labels naming REV, or nothing.  Revisions come
+ * newest first, so the labels of those after REV are passed by.
+ */
+static void mvfs_print_labels(const struct mvfs_store *s,
+			      struct mvfs_log_labels *l, __u64 rev)
+{
+	struct mvfs_label_info li;
+	unsigned int n = 0;
+
+	while (l->next < l->n && l->v[l->next].rev > rev)
+		l->next++;
+	for (; l->next < l->n && l->v[l->next].rev == rev; l->next++) {
+		mvfs_store_label(s, l->v[l->next].i, &li);
 		printf("%s%s", n++ ? ", " : " (", li.name);
 	}
 	if (n)
 		printf(")");
 }
 
-static int mvfs_print_rev(struct mvfs_store *s, __u64 rev)
+static int mvfs_print_rev(struct mvfs_store *s, struct mvfs_log_labels *l,
+			  __u64 rev)
 {
 	struct mvfs_branch_info bi;
 	struct mvfs_rev_info ri;
@@ -50,7 +97,7 @@ static int mvfs_print_rev(struct mvfs_store *s, __u64 rev)
 	    !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
 		snprintf(when, sizeof(when), "@%lld", (long long)ri.time);
 	printf("%llu\t%s\t%s", rev, when, msg);
-	mvfs_print_labels(s, rev);
+	mvfs_print_labels(s, l, rev);
 	if (ri.branch) {
 		mvfs_store_branch(s, ri.branch, &bi);
 		printf(" [%s]", bi.name);
@@ -110,19 +157,22 @@ static int mvfs_log(struct mvfs_ctx *c, struct mvfs_store *s,
 		    const char *path, int b)
 {
 	__u64 n = mvfs_store_nrevs(s), rev;
+	struct mvfs_log_labels l = { 0 };
 	bool *changed, ever = !path;
 	int err = 0;
 
 	changed = calloc(n ? n : 1, sizeof(*changed));
 	if (!changed)
 		return mvfs_fail(c, mvfs_err(-ENOMEM, "out of memory"));
-	if (path)
+	err = mvfs_log_labels_get(s, &l);
+	if (!err && path)
 		err = mvfs_path_changes(s, path, changed, &ever);
 	if (!err && !ever)
 		err = mvfs_err(-ENOENT, "%s: in no revision", path);
 	for (rev = n; !err && rev >= 1; rev--)
 		if ((!path || changed[rev - 1]) && mvfs_log_on(s, rev, b))
-			err = mvfs_print_rev(s, rev);
+			err = mvfs_print_rev(s, &l, rev);
+	free(l.v);
 	free(changed);
 	return err ? mvfs_fail(c, err) : 0;
 }
