@@ -289,10 +289,14 @@ static int mvfs_w_unco_one(struct mvfs_wctx *w, struct mvfs_priv *p,
  * mvfs_w_uncheckout - mvfs uncheckout [--rm] PATH...
  * @w: the command, the store open for writing
  *
+ * The element's reservation by this view ends too: at PATH, and where
+ * the element was reserved when PATH is a name it was moved to.
+ *
  * Return: the exit status.
  */
 int mvfs_w_uncheckout(struct mvfs_wctx *w)
 {
+	const struct mvfs_change *ch;
 	struct mvfs_resv r = { 0 };
 	struct mvfs_priv p;
 	bool any = false;
@@ -302,8 +306,13 @@ int mvfs_w_uncheckout(struct mvfs_wctx *w)
 	if (!err)
 		err = mvfs_resv_read(w->wc->store, &r);
 	for (i = 0; !err && i < w->npaths; i++) {
+		ch = mvfs_priv_find(&p, w->paths[i]);
 		err = mvfs_w_unco_one(w, &p, w->paths[i]);
-		any |= !err && mvfs_resv_drop(&r, w->tag, w->paths[i]);
+		if (err)
+			break;
+		any |= mvfs_resv_drop(&r, w->tag, w->paths[i]);
+		if (ch && ch->from && strcmp(ch->from, w->paths[i]))
+			any |= mvfs_resv_drop(&r, w->tag, ch->from);
 	}
 	if (any) {
 		i = mvfs_resv_write(w->wc->store, &r);
