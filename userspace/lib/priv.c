@@ -435,19 +435,45 @@ static int mvfs_walk(struct mvfs_priv *p, struct mvfs_pdir *d)
 	return err;
 }
 
-/* Mark the removals that are the old names of moved elements. */
-static void mvfs_priv_pair(struct mvfs_priv *p)
+static int mvfs_from_cmp(const void *a, const void *b)
 {
-	size_t i, j;
+	return strcmp((*(struct mvfs_change * const *)a)->from,
+		      (*(struct mvfs_change * const *)b)->from);
+}
 
+/*
+ * Mark the removals that are the old names of moved elements: the
+ * removals sorted by where they were, each move's found by search (a
+ * search of every change for each move took time in their product).
+ */
+static int mvfs_priv_pair(struct mvfs_priv *p)
+{
+	struct mvfs_change **del, key, *k = &key;
+	size_t i, n = 0, lo, hi, mid;
+
+	del = calloc(p->n + 1, sizeof(*del));
+	if (!del)
+		return mvfs_priv_oom();
+	for (i = 0; i < p->n; i++)
+		if (p->v[i].kind == MVFS_CH_DEL)
+			del[n++] = &p->v[i];
+	qsort(del, n, sizeof(*del), mvfs_from_cmp);
 	for (i = 0; i < p->n; i++) {
 		if (p->v[i].kind != MVFS_CH_REN)
 			continue;
-		for (j = 0; j < p->n; j++)
-			if (p->v[j].kind == MVFS_CH_DEL &&
-			    !strcmp(p->v[j].from, p->v[i].from))
-				p->v[j].moved = true;
+		key.from = p->v[i].from;
+		for (lo = 0, hi = n; lo < hi;) {
+			mid = lo + (hi - lo) / 2;
+			if (mvfs_from_cmp(&del[mid], &k) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < n && !mvfs_from_cmp(&del[lo], &k); lo++)
+			del[lo]->moved = true;
 	}
+	free(del);
+	return 0;
 }
 
 /**
@@ -489,10 +515,10 @@ int mvfs_priv_read(struct mvfs_store *s, const char *store_dir,
 				tag, p->upper);
 	top.upath = p->upper;
 	err = mvfs_walk(p, &top);
+	if (!err)
+		err = mvfs_priv_pair(p);
 	if (err)
 		mvfs_priv_free(p);
-	else
-		mvfs_priv_pair(p);
 	return err;
 }
 
