@@ -176,16 +176,32 @@ static bool mvfs_merge_same(const struct mvfs_entry_info *a,
 	       a->size == b->size && a->ref == b->ref;
 }
 
-/* Find NAME in the sorted entries V of N; NULL if none. */
-static const struct mvfs_entry_info *
-mvfs_merge_find(const struct mvfs_entry_info *v, __u64 n, const char *name)
+/*
+ * Are the entries V of N sorted by name, as a tree's are (docs/FORMAT.md)?
+ * The merge walks two directories side by side on that order.
+ */
+static bool mvfs_merge_sorted(const struct mvfs_entry_info *v, __u64 n)
 {
 	__u64 i;
 
-	for (i = 0; i < n; i++)
-		if (!strcmp(v[i].name, name))
-			return &v[i];
-	return NULL;
+	for (i = 1; i < n; i++)
+		if (strcmp(v[i - 1].name, v[i].name) >= 0)
+			return false;
+	return true;
+}
+
+/*
+ * NAME in the sorted entries V of N, from *AT on (moved to where NAME
+ * is or would be): NULL if none.  Names asked for in order, a directory
+ * is walked once, not once for each name of the other side.
+ */
+static const struct mvfs_entry_info *
+mvfs_merge_find(const struct mvfs_entry_info *v, __u64 n, __u64 *at,
+		const char *name)
+{
+	while (*at < n && strcmp(v[*at].name, name) < 0)
+		++*at;
+	return *at < n && !strcmp(v[*at].name, name) ? &v[*at] : NULL;
 }
 
 static int mvfs_merge_walk(struct mvfs_merge *m, const char *path,
@@ -199,23 +215,27 @@ static int mvfs_merge_children(struct mvfs_merge *m, const char *path,
 {
 	struct mvfs_store *s = m->w->s;
 	struct mvfs_entry_info *bv = NULL, *tv = NULL;
-	__u64 bn = b ? b->size : 0, tn = t->size, i;
+	__u64 bn = b ? b->size : 0, tn = t->size, i, at;
 	char *child;
 	int err;
 
 	err = b ? mvfs_store_list(s, b, &bv) : 0;
 	if (!err)
 		err = mvfs_store_list(s, t, &tv);
-	for (i = 0; !err && i < tn; i++) {
+	if (!err && (!mvfs_merge_sorted(bv, bn) || !mvfs_merge_sorted(tv, tn)))
+		err = mvfs_err(-EIO, "%s: a corrupt tree, names out of order",
+			       *path ? path : "/");
+	for (i = 0, at = 0; !err && i < tn; i++) {
 		child = mvfs_path_join(path, tv[i].name);
 		err = child ? mvfs_merge_walk(m, child,
-					      mvfs_merge_find(bv, bn, tv[i].name),
+					      mvfs_merge_find(bv, bn, &at,
+							      tv[i].name),
 					      &tv[i]) :
 			      mvfs_err(-ENOMEM, "out of memory");
 		free(child);
 	}
-	for (i = 0; !err && i < bn; i++) {
-		if (mvfs_merge_find(tv, tn, bv[i].name))
+	for (i = 0, at = 0; !err && i < bn; i++) {
+		if (mvfs_merge_find(tv, tn, &at, bv[i].name))
 			continue;
 		child = mvfs_path_join(path, bv[i].name);
 		err = child ? mvfs_merge_walk(m, child, &bv[i], NULL) :
