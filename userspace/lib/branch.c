@@ -84,6 +84,21 @@ __u64 mvfs_store_branch_head(const struct mvfs_store *s, unsigned int b)
 }
 
 /**
+ * mvfs_store_branch_name - the name of branch @i, alone
+ * @s: the store
+ * @i: 0..mvfs_store_nbranches() - 1
+ * @name: filled in (MVFS_NAME_MAX + 1 bytes)
+ *
+ * For a caller that names the branch of each of many revisions:
+ * mvfs_store_branch() counts its revisions, reading them all.
+ */
+void mvfs_store_branch_name(const struct mvfs_store *s, unsigned int i,
+			    char *name)
+{
+	mvfs_name_field_get(name, s->branches[i].name);
+}
+
+/**
  * mvfs_store_branch - describe branch @i
  * @s: the store
  * @i: 0..mvfs_store_nbranches() - 1

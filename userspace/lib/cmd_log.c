@@ -78,7 +78,7 @@ static void mvfs_print_labels(const struct mvfs_store *s,
 static int mvfs_print_rev(struct mvfs_store *s, struct mvfs_log_labels *l,
 			  __u64 rev)
 {
-	struct mvfs_branch_info bi;
+	char branch[MVFS_NAME_MAX + 1];
 	struct mvfs_rev_info ri;
 	char when[32], *msg, *p;
 	time_t t;
@@ -99,8 +99,8 @@ static int mvfs_print_rev(struct mvfs_store *s, struct mvfs_log_labels *l,
 	printf("%llu\t%s\t%s", rev, when, msg);
 	mvfs_print_labels(s, l, rev);
 	if (ri.branch) {
-		mvfs_store_branch(s, ri.branch, &bi);
-		printf(" [%s]", bi.name);
+		mvfs_store_branch_name(s, ri.branch, branch);
+		printf(" [%s]", branch);
 	}
 	if (ri.merge)
 		printf(" (merged from %llu)", ri.merge);

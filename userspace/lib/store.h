@@ -133,6 +133,8 @@ unsigned int mvfs_store_nbranches(const struct mvfs_store *s);
 void mvfs_store_branch(const struct mvfs_store *s, unsigned int i,
 		       struct mvfs_branch_info *bi);
 __u64 mvfs_store_branch_head(const struct mvfs_store *s, unsigned int b);
+void mvfs_store_branch_name(const struct mvfs_store *s, unsigned int i,
+			    char *name);
 int mvfs_store_branch_index(const struct mvfs_store *s, const char *name);
 int mvfs_store_branch_find(const struct mvfs_store *s, const char *name);
 int mvfs_store_add_branch(struct mvfs_store *s, const char *name,
