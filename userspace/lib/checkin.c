@@ -174,23 +174,16 @@ static size_t mvfs_selected(const struct mvfs_priv *p)
 static bool mvfs_wanted(const struct mvfs_change *ch, char **paths,
 			int npaths)
 {
-	int i;
-
-	if (!npaths)
-		return true;
-	for (i = 0; i < npaths; i++)
-		if (mvfs_path_under(ch->path, paths[i]) ||
-		    (ch->from && mvfs_path_under(ch->from, paths[i])))
-			return true;
-	return false;
+	return !npaths || mvfs_paths_hold(paths, npaths, ch->path) ||
+	       (ch->from && mvfs_paths_hold(paths, npaths, ch->from));
 }
 
 /**
  * mvfs_checkin_select - choose the changes to check in
  * @ci: the check-in, its private area read
- * @paths: element paths: the changes at or under them, or at or under
- *	where they came from; with a rename, its other half; and the
- *	directories above them
+ * @paths: element paths, by mvfs_path_order(): the changes at or under
+ *	them, or at or under where they came from; with a rename, its
+ *	other half; and the directories above them
  * @npaths: how many; 0 for every change
  *
  * Return: 0, or -ENOENT when that is no change.

@@ -156,15 +156,10 @@ static int mvfs_merge_base(struct mvfs_store *s, __u64 a, __u64 b,
 static bool mvfs_merge_wanted(const struct mvfs_merge *m, const char *path,
 			      bool above)
 {
-	int i;
+	const struct mvfs_wctx *w = m->w;
 
-	if (!m->w->npaths)
-		return true;
-	for (i = 0; i < m->w->npaths; i++)
-		if (mvfs_path_under(path, m->w->paths[i]) ||
-		    (above && mvfs_path_under(m->w->paths[i], path)))
-			return true;
-	return false;
+	return !w->npaths || mvfs_paths_hold(w->sorted, w->npaths, path) ||
+	       (above && mvfs_paths_under(w->sorted, w->npaths, path));
 }
 
 static bool mvfs_merge_same(const struct mvfs_entry_info *a,

@@ -71,6 +71,93 @@ bool mvfs_path_under(const char *path, const char *top)
 	return !strncmp(path, top, n) && (!path[n] || path[n] == '/');
 }
 
+/* The first of the N paths SORTED (by mvfs_path_order()) not below PATH. */
+static int mvfs_paths_bound(char *const *sorted, int n, const char *path)
+{
+	int lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (mvfs_path_order(sorted[mid], path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/**
+ * mvfs_paths_hold - is a path at or under one of a command's paths
+ * @sorted: the command's element paths, by mvfs_path_order()
+ * @n: how many
+ * @path: an element path
+ *
+ * Each directory above @path is searched for, not each path compared:
+ * a command given thousands of paths compared each change with all.
+ *
+ * Return: true if so.
+ */
+bool mvfs_paths_hold(char *const *sorted, int n, const char *path)
+{
+	const char *slash = path + strlen(path);
+	char *dir;
+	int i;
+	bool in;
+
+	if (!n)
+		return false;
+	if (!*sorted[0])
+		return true;	/* "": the top, and all under it */
+	dir = strdup(path);
+	if (!dir)
+		return true;	/* too much rather than too little */
+	do {
+		dir[slash - path] = '\0';
+		i = mvfs_paths_bound(sorted, n, dir);
+		in = i < n && !strcmp(sorted[i], dir);
+		while (slash > path && *--slash != '/')
+			;
+	} while (!in && slash > path);
+	free(dir);
+	return in;
+}
+
+/**
+ * mvfs_paths_under - is one of a command's paths at or under a path
+ * @sorted: the command's element paths, by mvfs_path_order()
+ * @n: how many
+ * @path: an element path
+ *
+ * Those at or under @path come together in that order, from where
+ * @path would be.
+ *
+ * Return: true if so.
+ */
+bool mvfs_paths_under(char *const *sorted, int n, const char *path)
+{
+	int i = mvfs_paths_bound(sorted, n, path);
+
+	return i < n && mvfs_path_under(sorted[i], path);
+}
+
+/*
+ * The order of the changes mvfs_priv_read() gives: by component, each
+ * by name, a directory before what is in it ("a" < "a/b" < "a-c").
+ * Return: below, equal to or above 0, as strcmp().
+ */
+int mvfs_path_order(const char *a, const char *b)
+{
+	unsigned int x, y;
+
+	for (;; a++, b++) {
+		/* The end of a path, then the end of a component, first. */
+		x = !*a ? 0 : *a == '/' ? 1 : (unsigned char)*a + 1;
+		y = !*b ? 0 : *b == '/' ? 1 : (unsigned char)*b + 1;
+		if (x != y || !x)
+			return (int)x - (int)y;
+	}
+}
+
 /**
  * mvfs_change_letter - how lsco shows a change
  * @ch: the change
@@ -493,6 +580,7 @@ int mvfs_priv_read(struct mvfs_store *s, const char *store_dir,
 {
 	struct mvfs_pdir top = { .path = "", .src = "" };
 	struct stat st;
+	size_t i;
 	int err;
 
 	memset(p, 0, sizeof(*p));
@@ -515,6 +603,10 @@ int mvfs_priv_read(struct mvfs_store *s, const char *store_dir,
 				tag, p->upper);
 	top.upath = p->upper;
 	err = mvfs_walk(p, &top);
+	p->ordered = true;
+	for (i = 1; i < p->n; i++)
+		p->ordered &= mvfs_path_order(p->v[i - 1].path,
+					      p->v[i].path) < 0;
 	if (!err)
 		err = mvfs_priv_pair(p);
 	if (err)
@@ -547,14 +639,32 @@ void mvfs_priv_free(struct mvfs_priv *p)
  * @p: the list
  * @path: an element path
  *
+ * A binary search of the list, in the order mvfs_priv_read() makes:
+ * commands that look up each of thousands of paths (mkelem $(find ...))
+ * searched it whole for each.
+ *
  * Return: the change, or NULL when the view has none there.
  */
 struct mvfs_change *mvfs_priv_find(struct mvfs_priv *p, const char *path)
 {
-	size_t i;
+	size_t i, lo = 0, hi = p->n;
+	int c;
 
-	for (i = 0; i < p->n; i++)
-		if (!strcmp(p->v[i].path, path))
+	if (!p->ordered) {
+		for (i = 0; i < p->n; i++)
+			if (!strcmp(p->v[i].path, path))
+				return &p->v[i];
+		return NULL;
+	}
+	while (lo < hi) {
+		i = lo + (hi - lo) / 2;
+		c = mvfs_path_order(p->v[i].path, path);
+		if (!c)
 			return &p->v[i];
+		if (c < 0)
+			lo = i + 1;
+		else
+			hi = i;
+	}
 	return NULL;
 }

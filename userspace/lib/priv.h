@@ -58,6 +58,7 @@ struct mvfs_priv {
 	struct mvfs_change	*v;
 	size_t			n;
 	size_t			cap;
+	bool			ordered;	/* v by mvfs_path_order() */
 };
 
 int mvfs_priv_read(struct mvfs_store *s, const char *store_dir,
@@ -66,6 +67,9 @@ int mvfs_priv_read(struct mvfs_store *s, const char *store_dir,
 void mvfs_priv_free(struct mvfs_priv *p);
 struct mvfs_change *mvfs_priv_find(struct mvfs_priv *p, const char *path);
 bool mvfs_path_under(const char *path, const char *top);
+int mvfs_path_order(const char *a, const char *b);
+bool mvfs_paths_hold(char *const *sorted, int n, const char *path);
+bool mvfs_paths_under(char *const *sorted, int n, const char *path);
 char *mvfs_path_join(const char *dir, const char *name);
 const char *mvfs_change_letter(const struct mvfs_change *ch);
 

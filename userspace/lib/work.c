@@ -74,14 +74,12 @@ int mvfs_w_fail(struct mvfs_wctx *w, int err)
  */
 bool mvfs_w_wanted(const struct mvfs_wctx *w, const struct mvfs_change *ch)
 {
-	int i;
+	return !w->npaths || mvfs_paths_hold(w->sorted, w->npaths, ch->path);
+}
 
-	if (!w->npaths)
-		return true;
-	for (i = 0; i < w->npaths; i++)
-		if (mvfs_path_under(ch->path, w->paths[i]))
-			return true;
-	return false;
+static int mvfs_w_path_cmp(const void *a, const void *b)
+{
+	return mvfs_path_order(*(char * const *)a, *(char * const *)b);
 }
 
 /* Resolve "." and ".." of absolute path P in place. */
@@ -183,6 +181,14 @@ static int mvfs_w_view(struct mvfs_wctx *w, const char *vtag, char **args,
 		err = mvfs_w_path(w, args[i], !strcmp(own, w->tag),
 				  &w->paths[i]);
 		w->npaths += !err;
+	}
+	w->sorted = calloc(nargs + 1, sizeof(*w->sorted));
+	if (!err && !w->sorted)
+		err = mvfs_err(-ENOMEM, "out of memory");
+	if (!err) {
+		memcpy(w->sorted, w->paths, w->npaths * sizeof(*w->sorted));
+		qsort(w->sorted, w->npaths, sizeof(*w->sorted),
+		      mvfs_w_path_cmp);
 	}
 	return err;
 }
@@ -498,5 +504,6 @@ int mvfs_work_run(const struct mvfs_work_cmd *wc, int argc, char **argv)
 	for (i = 0; i < w.npaths; i++)
 		free(w.paths[i]);
 	free(w.paths);
+	free(w.sorted);
 	return ret;
 }

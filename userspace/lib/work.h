@@ -40,6 +40,7 @@ struct mvfs_wctx {
 	struct mvfs_sel		sel;	/* what the view selects */
 	struct mvfs_store	*s;
 	char			**paths;	/* element paths */
+	char			**sorted;	/* the same, mvfs_path_order() */
 	int			npaths;
 	const char		*msg;		/* -m */
 	bool			rm;		/* --rm */

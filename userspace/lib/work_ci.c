@@ -41,7 +41,7 @@ int mvfs_w_checkin(struct mvfs_wctx *w)
 	signal(SIGPIPE, SIG_IGN);
 	err = mvfs_priv_read(w->s, w->wc->store, w->tag, &w->sel, &ci.p);
 	if (!err)
-		err = mvfs_checkin_select(&ci, w->paths, w->npaths);
+		err = mvfs_checkin_select(&ci, w->sorted, w->npaths);
 	if (!err)
 		err = mvfs_checkin_target(&ci);
 	if (!err)
