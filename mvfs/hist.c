@@ -383,12 +383,24 @@ static int mvfs_hist_branches(struct mvfs_hist_walk *w,
 	return 0;
 }
 
+/*
+ * Where a listing of revisions goes on from: past the last revision it
+ * emitted (at position rev + 3), not from the first revision again, which
+ * made a long history's listing cost its revisions at each getdents().
+ */
+static void mvfs_hist_resume(struct mvfs_hist_walk *w, loff_t pos)
+{
+	if (pos > 3 && pos <= MVFS_HIST_MORE)
+		w->rev = pos - 3;
+}
+
 /* NAME@@: the revisions in which it changed, then its branches. */
 static int mvfs_hist_readdir(struct file *file, struct dir_context *ctx)
 {
 	struct inode *dir = file_inode(file);
 	struct mvfs_sb_info *sbi = MVFS_SB(dir->i_sb);
 	struct mvfs_hist_walk *w;
+	bool whole;
 	int err = -ENOMEM;
 
 	if (!dir_emit_dots(file, ctx))
@@ -403,10 +415,19 @@ static int mvfs_hist_readdir(struct file *file, struct dir_context *ctx)
 	w->on = bitmap_zalloc(w->non, GFP_KERNEL);
 	if (!w->on)
 		goto out_free;
+	mvfs_hist_resume(w, ctx->pos);
+	whole = !w->rev;
 	while ((err = mvfs_hist_next(w)) > 0 &&
 	       mvfs_hist_emit(ctx, w))
 		;
 	/* err > 0: the buffer is full. */
+	if (!err && !whole) {
+		/* The branches it is on: from every revision, once. */
+		w->rev = 0;
+		w->prev = 0;
+		while ((err = mvfs_hist_next(w)) > 0)
+			;
+	}
 	if (!err)
 		err = mvfs_hist_branches(w, ctx);
 	err = min(err, 0);
@@ -487,6 +508,7 @@ static int mvfs_branch_readdir(struct file *file, struct dir_context *ctx)
 	w = mvfs_hist_start(dir, path, index);
 	if (!w)
 		return -ENOMEM;
+	mvfs_hist_resume(w, ctx->pos);
 	while ((err = mvfs_hist_next(w)) > 0 &&
 	       mvfs_hist_emit(ctx, w))
 		;
