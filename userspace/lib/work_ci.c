@@ -289,8 +289,8 @@ static int mvfs_w_unco_one(struct mvfs_wctx *w, struct mvfs_priv *p,
  * mvfs_w_uncheckout - mvfs uncheckout [--rm] PATH...
  * @w: the command, the store open for writing
  *
- * The element's reservation by this view ends too: at PATH, and where
- * the element was reserved when PATH is a name it was moved to.
+ * The element's reservation by this view ends too: where it was
+ * reserved, at its element path (PATH's, or where it was moved from).
  *
  * Return: the exit status.
  */
@@ -310,9 +310,9 @@ int mvfs_w_uncheckout(struct mvfs_wctx *w)
 		err = mvfs_w_unco_one(w, &p, w->paths[i]);
 		if (err)
 			break;
-		any |= mvfs_resv_drop(&r, w->tag, w->paths[i]);
-		if (ch && ch->from && strcmp(ch->from, w->paths[i]))
-			any |= mvfs_resv_drop(&r, w->tag, ch->from);
+		/* Not PATH's: another element may be reserved there. */
+		any |= mvfs_resv_drop(&r, w->tag, ch && ch->from ? ch->from :
+				      w->paths[i]);
 	}
 	if (any) {
 		i = mvfs_resv_write(w->wc->store, &r);
