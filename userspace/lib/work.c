@@ -143,7 +143,8 @@ static int mvfs_w_path(struct mvfs_wctx *w, const char *arg, bool in_view,
 			abs = NULL;
 		if (abs)
 			mvfs_w_normalize(abs);
-		rest = abs ? abs + 1 : NULL;
+		/* "." or "a/.." is the top: "/" normalized to "". */
+		rest = !abs ? NULL : *abs ? abs + 1 : abs;
 		err = abs ? 0 : mvfs_err(-ENOMEM, "out of memory");
 	} else if (!rest) {
 		err = mvfs_err(-EINVAL, "%s: not in view %s", arg, w->tag);
