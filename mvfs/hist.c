@@ -500,8 +500,8 @@ static int mvfs_branch_readdir(struct file *file, struct dir_context *ctx)
 	u64 head;
 	int err;
 
-	if (!dir_emit_dots(file, ctx))
-		return 0;
+	if (!dir_emit_dots(file, ctx) || ctx->pos > MVFS_HIST_MORE)
+		return 0;	/* full, or LATEST given: the end */
 	branch = mvfs_branch_of(dir, &len, &path);
 	if (mvfs_branch_find(sbi, branch, len, &index, &head))
 		return 0;	/* gone since the lookup */
