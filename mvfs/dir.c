@@ -127,9 +127,12 @@ static struct inode *mvfs_lookup_upper(struct inode *dir, const struct qstr *q,
 	if (mvfs_is_whiteout(u)) {
 		*wh = true;
 	} else if (d_really_is_positive(u)) {
-		path = mvfs_join(MVFS_I(dir)->path, q->name, q->len);
-		inode = path ? mvfs_upper_inode(dir->i_sb, u, MVFS_I(dir)->view,
-						&path) : ERR_PTR(-ENOMEM);
+		/* A path for a directory alone: mvfs_upper_inode() */
+		path = d_is_dir(u) ? mvfs_join(MVFS_I(dir)->path, q->name,
+					       q->len) : NULL;
+		inode = path || !d_is_dir(u) ?
+			mvfs_upper_inode(dir->i_sb, u, MVFS_I(dir)->view,
+					 &path) : ERR_PTR(-ENOMEM);
 		kfree(path);
 		if (!IS_ERR(inode))
 			mvfs_impure_found(dir, inode);

@@ -412,8 +412,10 @@ static struct inode *__mvfs_upper_inode(struct super_block *sb,
  * @sb: the superblock
  * @upper: the private entry, positive and not a whiteout
  * @view: the view (a reference is taken)
- * @path: its element path (kmalloc'ed), for an entry without an origin;
- *        taken, and set to NULL, when the inode keeps it; kfree() it after
+ * @path: its element path (kmalloc'ed), for a directory without an
+ *        origin, whose children's paths start with it (NULL will do for
+ *        anything else); taken, and set to NULL, when the inode keeps it;
+ *        kfree() it after
  *
  * Return: the inode (one per private inode: hard links share it), or
  * ERR_PTR.

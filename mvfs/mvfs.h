@@ -269,7 +269,8 @@ struct mvfs_inode_info {
 	u64			sel;	/* view->sel rev was chosen by; ONCE */
 	struct mvfs_dsel	*dsel;	/* dir: how its children are selected */
 	u64			ref;	/* tree, object or link target */
-	char			*path;	/* element path in the tree, "" top */
+	/* element path in the tree, "" top; NULL: a private non-dir */
+	char			*path;
 	bool			merge;	/* dir: also shows the tree at path */
 	struct mutex		cu_lock;	/* serialises copy-up */
 	struct dentry		*upper;	/* private entry; set once, acquire */

@@ -270,10 +270,16 @@ static int __mvfs_new_entry(struct inode *dir, struct dentry *dentry,
 	/* Made where the view removed an element: it stands on that too. */
 	if (b.path)
 		mvfs_base_mark(sbi, u, &b);
-	/* The VFS holds DIR's lock: the name is stable. */
-	path = mvfs_child_path(dir, dentry->d_name.name, dentry->d_name.len);
-	inode = path ? mvfs_new_upper_inode(dir->i_sb, u, MVFS_I(dir)->view,
-					    &path) : ERR_PTR(-ENOMEM);
+	/*
+	 * Only a directory needs its path: its children's start with it
+	 * (mvfs_upper_inode()).  The VFS holds DIR's lock: the name is
+	 * stable.
+	 */
+	path = S_ISDIR(n->mode) ? mvfs_child_path(dir, dentry->d_name.name,
+						  dentry->d_name.len) : NULL;
+	inode = path || !S_ISDIR(n->mode) ?
+		mvfs_new_upper_inode(dir->i_sb, u, MVFS_I(dir)->view, &path) :
+		ERR_PTR(-ENOMEM);
 	kfree(path);
 	err = PTR_ERR_OR_ZERO(inode);
 	if (!err)
