@@ -35,12 +35,8 @@ int mvfs_branch_main(struct mvfs_store *s)
  */
 int mvfs_branch_find(const struct mvfs_store *s, const char *name)
 {
-	__u32 i;
-
-	for (i = 0; i < s->nbranches; i++)
-		if (!strncmp(s->branches[i].name, name, MVFS_NAME_FIELD))
-			return i;
-	return -1;
+	return mvfs_names_find(&s->names[MVFS_NAMES_BRANCHES], s->branches,
+			       sizeof(*s->branches), s->nbranches, name);
 }
 
 /**
@@ -89,8 +85,7 @@ __u64 mvfs_store_branch_head(const struct mvfs_store *s, unsigned int b)
  * @i: 0..mvfs_store_nbranches() - 1
  * @name: filled in (MVFS_NAME_MAX + 1 bytes)
  *
- * For a caller that names the branch of each of many revisions:
- * mvfs_store_branch() counts its revisions, reading them all.
+ * For a caller that names the branch of each of many revisions.
  */
 void mvfs_store_branch_name(const struct mvfs_store *s, unsigned int i,
 			    char *name)
@@ -99,22 +94,36 @@ void mvfs_store_branch_name(const struct mvfs_store *s, unsigned int i,
 }
 
 /**
- * mvfs_store_branch - describe branch @i
+ * mvfs_store_branches - describe every branch
  * @s: the store
- * @i: 0..mvfs_store_nbranches() - 1
- * @bi: filled in
+ *
+ * The revisions are read once for all of them.
+ *
+ * Return: mvfs_store_nbranches() descriptions, by index (free() them), or
+ * NULL, with a message, out of memory.
  */
-void mvfs_store_branch(const struct mvfs_store *s, unsigned int i,
-		       struct mvfs_branch_info *bi)
+struct mvfs_branch_info *mvfs_store_branches(const struct mvfs_store *s)
 {
-	__u32 r;
+	struct mvfs_branch_info *bi = calloc(s->nbranches, sizeof(*bi));
+	__u32 i, b;
 
-	mvfs_name_field_get(bi->name, s->branches[i].name);
-	bi->from = le64toh(s->branches[i].from);
-	bi->head = mvfs_store_branch_head(s, i);
-	bi->nrevs = 0;
-	for (r = 0; r < s->nrevs; r++)
-		bi->nrevs += le32toh(s->revs[r].branch) == i;
+	if (!bi) {
+		mvfs_err(-ENOMEM, "out of memory");
+		return NULL;
+	}
+	for (i = 0; i < s->nbranches; i++) {
+		mvfs_name_field_get(bi[i].name, s->branches[i].name);
+		bi[i].from = le64toh(s->branches[i].from);
+		bi[i].head = bi[i].from;
+	}
+	for (i = 0; i < s->nrevs; i++) {
+		b = le32toh(s->revs[i].branch);
+		if (b < s->nbranches) {	/* as the state's check made sure */
+			bi[b].head = i + 1;
+			bi[b].nrevs++;
+		}
+	}
+	return bi;
 }
 
 /**
@@ -193,8 +202,10 @@ int mvfs_store_add_branch(struct mvfs_store *s, const char *name,
 	if (err < 0)
 		return err;
 	err = mvfs_state_write(s);
-	if (err)
+	if (err) {
 		s->nbranches--;
+		mvfs_names_forget(&s->names[MVFS_NAMES_BRANCHES]);
+	}
 	return err;
 }
 
@@ -247,6 +258,7 @@ int mvfs_store_remove_branch(struct mvfs_store *s, const char *name)
 	after = (s->nbranches - b - 1) * sizeof(gone);
 	memmove(&s->branches[b], &s->branches[b + 1], after);
 	s->nbranches--;
+	mvfs_names_forget(&s->names[MVFS_NAMES_BRANCHES]);
 	mvfs_branch_shift(s, b, -1);
 	err = mvfs_state_write(s);
 	if (err) {
@@ -254,6 +266,7 @@ int mvfs_store_remove_branch(struct mvfs_store *s, const char *name)
 		memmove(&s->branches[b + 1], &s->branches[b], after);
 		s->branches[b] = gone;
 		s->nbranches++;
+		mvfs_names_forget(&s->names[MVFS_NAMES_BRANCHES]);
 	}
 	return err;
 }

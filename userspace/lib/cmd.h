@@ -44,8 +44,7 @@ bool mvfs_parse_rev(const char *s, __u64 *rev);
 int mvfs_open_rw(struct mvfs_ctx *c, struct mvfs_store **s);
 int mvfs_rev_arg(struct mvfs_store *s, const char *arg, __u64 *rev);
 int mvfs_list_cmd(struct mvfs_ctx *c, int argc, char **argv,
-		  unsigned int (*count)(const struct mvfs_store *s),
-		  void (*print)(const struct mvfs_store *s, unsigned int i));
+		  int (*list)(const struct mvfs_store *s));
 
 int mvfs_cmd_mkview(struct mvfs_ctx *c, int argc, char **argv);
 int mvfs_cmd_rmview(struct mvfs_ctx *c, int argc, char **argv);

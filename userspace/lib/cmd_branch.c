@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "cmd.h"
 #include "err.h"
 #include "store.h"
@@ -42,19 +43,24 @@ int mvfs_cmd_mkbranch(struct mvfs_ctx *c, int argc, char **argv)
 	return mvfs_changed(c);
 }
 
-static void mvfs_print_branch(const struct mvfs_store *s, unsigned int i)
+/* "NAME<TAB>FROM<TAB>NEWEST<TAB>REVISIONS" */
+static int mvfs_list_branches(const struct mvfs_store *s)
 {
-	struct mvfs_branch_info bi;
+	struct mvfs_branch_info *bi = mvfs_store_branches(s);
+	unsigned int i;
 
-	mvfs_store_branch(s, i, &bi);
-	printf("%s\t%llu\t%llu\t%llu\n", bi.name, bi.from, bi.head,
-	       bi.nrevs);
+	if (!bi)
+		return -ENOMEM;
+	for (i = 0; i < mvfs_store_nbranches(s); i++)
+		printf("%s\t%llu\t%llu\t%llu\n", bi[i].name, bi[i].from,
+		       bi[i].head, bi[i].nrevs);
+	free(bi);
+	return 0;
 }
 
 int mvfs_cmd_lsbranch(struct mvfs_ctx *c, int argc, char **argv)
 {
-	return mvfs_list_cmd(c, argc, argv, mvfs_store_nbranches,
-			     mvfs_print_branch);
+	return mvfs_list_cmd(c, argc, argv, mvfs_list_branches);
 }
 
 int mvfs_cmd_rmbranch(struct mvfs_ctx *c, int argc, char **argv)

@@ -347,17 +347,14 @@ static void mvfs_print_view(const struct mvfs_store *s, unsigned int i)
  * @c: the command
  * @argc: its arguments (only --help)
  * @argv: ...
- * @count: how many records the store has
- * @print: print record i
+ * @list: print them; 0, or -errno with a message
  *
  * Return: the exit status.
  */
 int mvfs_list_cmd(struct mvfs_ctx *c, int argc, char **argv,
-		  unsigned int (*count)(const struct mvfs_store *s),
-		  void (*print)(const struct mvfs_store *s, unsigned int i))
+		  int (*list)(const struct mvfs_store *s))
 {
 	struct mvfs_store *s;
-	unsigned int i;
 	int err;
 
 	err = mvfs_opts_none(c, argc, argv, 0, 0);
@@ -366,16 +363,23 @@ int mvfs_list_cmd(struct mvfs_ctx *c, int argc, char **argv,
 	err = mvfs_store_open(c->store, false, &s);
 	if (err)
 		return mvfs_fail(c, err);
-	for (i = 0; i < count(s); i++)
-		print(s, i);
+	err = list(s);
 	mvfs_store_close(s);
+	return err ? mvfs_fail(c, err) : 0;
+}
+
+static int mvfs_list_views(const struct mvfs_store *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < mvfs_store_nviews(s); i++)
+		mvfs_print_view(s, i);
 	return 0;
 }
 
 int mvfs_cmd_lsview(struct mvfs_ctx *c, int argc, char **argv)
 {
-	return mvfs_list_cmd(c, argc, argv, mvfs_store_nviews,
-			     mvfs_print_view);
+	return mvfs_list_cmd(c, argc, argv, mvfs_list_views);
 }
 
 /* REV of "label NAME REV": a number, or a label naming one. */

@@ -188,7 +188,7 @@ static void mvfs_fsck_labels(struct mvfs_fsck *f)
 	const struct mvfs_store *s = f->s;
 	char name[MVFS_NAME_MAX + 1];
 	__u64 rev;
-	__u32 i, j;
+	__u32 i;
 
 	for (i = 0; i < s->nlabels; i++) {
 		rev = le64toh(s->labels[i].rev);
@@ -197,11 +197,6 @@ static void mvfs_fsck_labels(struct mvfs_fsck *f)
 		if (!rev || rev > s->nrevs)
 			mvfs_fsck_problem(f, "label %.64s: no revision %llu",
 					  s->labels[i].name, rev);
-		for (j = 0; j < i; j++)
-			if (!strncmp(s->labels[i].name, s->labels[j].name,
-				     MVFS_NAME_FIELD))
-				mvfs_fsck_problem(f, "label %.64s: twice",
-						  s->labels[i].name);
 	}
 }
 
@@ -210,7 +205,7 @@ static void mvfs_fsck_views(struct mvfs_fsck *f)
 	const struct mvfs_store *s = f->s;
 	const struct mvfs_view3_disk *v;
 	char tag[MVFS_NAME_MAX + 1];
-	__u32 i, j;
+	__u32 i;
 
 	for (i = 0; i < s->nviews; i++) {
 		v = &s->views[i];
@@ -222,10 +217,6 @@ static void mvfs_fsck_views(struct mvfs_fsck *f)
 		if (s->specs[i] && mvfs_store_spec_check(s, s->specs[i]))
 			mvfs_fsck_problem(f, "view %.64s: spec: %s", v->tag,
 					  mvfs_errmsg(-EINVAL));
-		for (j = 0; j < i; j++)
-			if (!strncmp(v->tag, s->views[j].tag, MVFS_NAME_FIELD))
-				mvfs_fsck_problem(f, "view %.64s: twice",
-						  v->tag);
 	}
 }
 
@@ -234,7 +225,7 @@ static void mvfs_fsck_branches(struct mvfs_fsck *f)
 	const struct mvfs_store *s = f->s;
 	char name[MVFS_NAME_MAX + 1];
 	__u64 from;
-	__u32 i, j;
+	__u32 i;
 
 	for (i = 0; i < s->nbranches; i++) {
 		from = le64toh(s->branches[i].from);
@@ -245,12 +236,30 @@ static void mvfs_fsck_branches(struct mvfs_fsck *f)
 		else if (i && (!from || from > s->nrevs))
 			mvfs_fsck_problem(f, "branch %s: from no revision %llu",
 					  name, from);
-		for (j = 0; j < i; j++)
-			if (!strncmp(s->branches[i].name, s->branches[j].name,
-				     MVFS_NAME_FIELD))
-				mvfs_fsck_problem(f, "branch %.64s: twice",
-						  s->branches[i].name);
 	}
+}
+
+/*
+ * A name that WHAT records (each of SIZE bytes, its name first) give more
+ * than once: a problem for each record after the first.  Sorted, not
+ * compared pairwise: a store may hold hundreds of thousands of labels.
+ */
+static int mvfs_fsck_twice(struct mvfs_fsck *f, const char *what,
+			   const void *recs, size_t size, __u32 n)
+{
+	__u32 *ord = mvfs_names_sort(recs, size, n), k;
+	const char *a, *b;
+
+	if (!ord)
+		return mvfs_err(-ENOMEM, "out of memory");
+	for (k = 1; k < n; k++) {
+		a = (const char *)recs + (size_t)ord[k - 1] * size;
+		b = (const char *)recs + (size_t)ord[k] * size;
+		if (!strncmp(a, b, MVFS_NAME_FIELD))
+			mvfs_fsck_problem(f, "%s %.64s: twice", what, b);
+	}
+	free(ord);
+	return 0;
 }
 
 /* Open the store as a writer would, but without its checks and trims. */
@@ -280,13 +289,23 @@ static int mvfs_fsck_open(struct mvfs_fsck *f, const char *dir)
 
 static int mvfs_fsck_passes(struct mvfs_fsck *f)
 {
+	const struct mvfs_store *s = f->s;
 	int err;
 
 	mvfs_fsck_revs(f);
 	mvfs_fsck_labels(f);
 	mvfs_fsck_views(f);
 	mvfs_fsck_branches(f);
-	err = mvfs_fsck_pack(f);
+	err = mvfs_fsck_twice(f, "label", s->labels, sizeof(*s->labels),
+			      s->nlabels);
+	if (!err)
+		err = mvfs_fsck_twice(f, "view", s->views, sizeof(*s->views),
+				      s->nviews);
+	if (!err)
+		err = mvfs_fsck_twice(f, "branch", s->branches,
+				      sizeof(*s->branches), s->nbranches);
+	if (!err)
+		err = mvfs_fsck_pack(f);
 	if (!err)
 		err = mvfs_fsck_trees(f);
 	if (!err)

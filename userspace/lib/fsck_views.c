@@ -43,12 +43,7 @@ static void mvfs_fsck_area(struct mvfs_fsck *f, const char *tag)
 
 static bool mvfs_fsck_is_view(const struct mvfs_store *s, const char *tag)
 {
-	__u32 i;
-
-	for (i = 0; i < s->nviews; i++)
-		if (!strncmp(s->views[i].tag, tag, MVFS_NAME_FIELD))
-			return true;
-	return false;
+	return mvfs_view_find(s, tag) >= 0;
 }
 
 static void mvfs_fsck_area_extra(struct mvfs_fsck *f, int dfd,

@@ -38,12 +38,10 @@ void mvfs_store_label(const struct mvfs_store *s, unsigned int i,
 static struct mvfs_label_disk *mvfs_label_find(const struct mvfs_store *s,
 					       const char *name)
 {
-	__u32 i;
+	long i = mvfs_names_find(&s->names[MVFS_NAMES_LABELS], s->labels,
+				 sizeof(*s->labels), s->nlabels, name);
 
-	for (i = 0; i < s->nlabels; i++)
-		if (!strncmp(s->labels[i].name, name, MVFS_NAME_FIELD))
-			return &s->labels[i];
-	return NULL;
+	return i < 0 ? NULL : &s->labels[i];
 }
 
 /**
@@ -74,8 +72,10 @@ static int mvfs_label_append(struct mvfs_store *s, const char *name,
 	labels[s->nlabels].rev = htole64(rev);
 	s->nlabels++;
 	err = mvfs_state_write(s);
-	if (err)
+	if (err) {
 		s->nlabels--;
+		mvfs_names_forget(&s->names[MVFS_NAMES_LABELS]);
+	}
 	return err;
 }
 

@@ -224,6 +224,7 @@ int mvfs_store_commit_rev(struct mvfs_store *s,
 		mvfs_store_abort(s);
 	if (err) {
 		s->nbranches = nbranches;
+		mvfs_names_forget(&s->names[MVFS_NAMES_BRANCHES]);
 		return err;
 	}
 	*rev = s->nrevs;

@@ -256,6 +256,7 @@ static void mvfs_state_parse_v3(struct mvfs_store *s, const char *p)
 static int mvfs_state_parse(struct mvfs_store *s, const void *buf)
 {
 	const struct mvfs_state_hdr *h = buf;
+	int i;
 
 	s->format = le32toh(h->format);
 	s->pack_len = le64toh(h->pack_len);
@@ -265,6 +266,8 @@ static int mvfs_state_parse(struct mvfs_store *s, const void *buf)
 	s->nlabels = le32toh(h->nlabels);
 	s->nviews = le32toh(h->nviews);
 	s->nbranches = le32toh(h->nbranches);
+	for (i = 0; i < MVFS_NAMES_KINDS; i++)
+		mvfs_names_forget(&s->names[i]);
 	if (s->pack_len < sizeof(struct mvfs_pack_hdr) || !s->next_object ||
 	    s->index_len % sizeof(struct mvfs_index_rec) ||
 	    (s->format < 3 && s->nbranches) || (s->format >= 3 && !s->nbranches))

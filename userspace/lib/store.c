@@ -85,7 +85,8 @@ struct mvfs_store *mvfs_store_alloc(const char *dir)
 	if (!s)
 		return NULL;
 	s->dir = strdup(dir);
-	if (!s->dir)
+	s->names = calloc(MVFS_NAMES_KINDS, sizeof(*s->names));
+	if (!s->dir || !s->names)
 		goto out_free;
 	s->dfd = -1;
 	s->lfd = -1;
@@ -95,6 +96,8 @@ struct mvfs_store *mvfs_store_alloc(const char *dir)
 	return s;
 
 out_free:
+	free(s->names);
+	free(s->dir);
 	free(s);
 	return NULL;
 }
@@ -313,6 +316,9 @@ void mvfs_store_close(struct mvfs_store *s)
 	free(s->specs);
 	free(s->views);
 	free(s->branches);
+	for (i = 0; i < MVFS_NAMES_KINDS; i++)
+		mvfs_names_forget(&s->names[i]);
+	free(s->names);
 	mvfs_tree_cache_free(s);
 	free(s->dir);
 	free(s);

@@ -130,8 +130,7 @@ bool mvfs_spec_names_branch(const char *cs, const char *name);
 
 /* Branches (branch.c); index 0 is main. */
 unsigned int mvfs_store_nbranches(const struct mvfs_store *s);
-void mvfs_store_branch(const struct mvfs_store *s, unsigned int i,
-		       struct mvfs_branch_info *bi);
+struct mvfs_branch_info *mvfs_store_branches(const struct mvfs_store *s);
 __u64 mvfs_store_branch_head(const struct mvfs_store *s, unsigned int b);
 void mvfs_store_branch_name(const struct mvfs_store *s, unsigned int i,
 			    char *name);

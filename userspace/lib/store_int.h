@@ -7,7 +7,6 @@
  *   atomic.c   whole reads and writes, new files made O_EXCL, the
  *              write-new-then-rename commit of a file
  *   store.c    opening (checks, trimming), closing, mvfs init, upgrade
- *   lock.c     the writers' lock, and who holds it
  *   lock.c     the store's writer lock and who holds it
  *   state.c    reading, checking and writing the state file; names
  *   index.c    the index of content hashes, for dedup
@@ -21,6 +20,7 @@
  *   spec.c     config specs: their text in the pack, checks against the
  *              state, the one-rule specs of formats 1 and 2
  *   view.c     views and their private areas
+ *   names.c    finding a label, branch or view by name
  *
  * Calls returning int give 0 or -errno; on failure, err.h holds a message
  * unless the comment says otherwise.
@@ -121,6 +121,25 @@ struct mvfs_tree_slot {
 	size_t	len;
 };
 
+/* names.c: the records of one kind, by name, once a command finds many. */
+struct mvfs_names {
+	__u32	*ord;	/* record indexes by name, then position; or NULL */
+	__u32	n;	/* the records it covers: the first n */
+	__u32	scans;	/* finds that read the records, before it */
+};
+
+__u32 *mvfs_names_sort(const void *recs, size_t size, __u32 n);
+long mvfs_names_find(struct mvfs_names *x, const void *recs, size_t size,
+		     __u32 n, const char *name);
+void mvfs_names_forget(struct mvfs_names *x);
+
+enum {
+	MVFS_NAMES_LABELS,
+	MVFS_NAMES_VIEWS,
+	MVFS_NAMES_BRANCHES,
+	MVFS_NAMES_KINDS
+};
+
 struct mvfs_store {
 	char			*dir;		/* as given, for messages */
 	int			dfd;		/* the store directory */
@@ -148,6 +167,11 @@ struct mvfs_store {
 	struct mvfs_view3_disk	*views;
 	char			**specs;	/* view i's spec, NUL-ended */
 	struct mvfs_branch_disk	*branches;
+	/*
+	 * Labels, views and branches by name (names.c), [MVFS_NAMES_*]: a
+	 * cache that a find through a const store may fill.
+	 */
+	struct mvfs_names	*names;
 
 	/* A revision being built: what lies past the committed ends. */
 	bool			building;

@@ -56,12 +56,8 @@ void mvfs_store_view(const struct mvfs_store *s, unsigned int i,
  */
 int mvfs_view_find(const struct mvfs_store *s, const char *tag)
 {
-	__u32 i;
-
-	for (i = 0; i < s->nviews; i++)
-		if (!strncmp(s->views[i].tag, tag, MVFS_NAME_FIELD))
-			return i;
-	return -1;
+	return mvfs_names_find(&s->names[MVFS_NAMES_VIEWS], s->views,
+			       sizeof(*s->views), s->nviews, tag);
 }
 
 /**
@@ -237,6 +233,7 @@ static int mvfs_view_add(struct mvfs_store *s, const struct mvfs_view_info *vi)
 	if (err) {
 		s->nviews--;
 		free(s->specs[s->nviews]);
+		mvfs_names_forget(&s->names[MVFS_NAMES_VIEWS]);
 	}
 	return err;
 }
@@ -295,6 +292,7 @@ int mvfs_store_remove_view(struct mvfs_store *s, const char *tag)
 	memmove(&s->views[i], &s->views[i + 1], after * sizeof(gone));
 	memmove(&s->specs[i], &s->specs[i + 1], after * sizeof(spec));
 	s->nviews--;
+	mvfs_names_forget(&s->names[MVFS_NAMES_VIEWS]);
 	err = mvfs_state_write(s);
 	if (err) {
 		memmove(&s->views[i + 1], &s->views[i], after * sizeof(gone));
@@ -302,6 +300,7 @@ int mvfs_store_remove_view(struct mvfs_store *s, const char *tag)
 		s->views[i] = gone;
 		s->specs[i] = spec;
 		s->nviews++;
+		mvfs_names_forget(&s->names[MVFS_NAMES_VIEWS]);
 		return err;
 	}
 	free(spec);
