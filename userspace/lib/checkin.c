@@ -56,23 +56,12 @@ bool mvfs_is_change(const struct mvfs_change *ch)
  */
 struct mvfs_sel_idx {
 	size_t	*end;	/* the last entry under each */
-	size_t	*pairs;	/* the renames and removals, by from */
-	size_t	npairs;
 	size_t	*count;	/* count[I]: how many of 0 to I - 1 are selected */
 };
-
-static int mvfs_pair_cmp(const void *a, const void *b, void *arg)
-{
-	const struct mvfs_priv *p = arg;
-
-	return strcmp(p->v[*(const size_t *)a].from,
-		      p->v[*(const size_t *)b].from);
-}
 
 static void mvfs_sel_idx_free(struct mvfs_sel_idx *x)
 {
 	free(x->end);
-	free(x->pairs);
 	free(x->count);
 }
 
@@ -81,11 +70,9 @@ static int mvfs_sel_idx_get(const struct mvfs_priv *p, struct mvfs_sel_idx *x)
 	size_t i, top = 0, *stack;
 
 	x->end = calloc(p->n + 1, sizeof(*x->end));
-	x->pairs = calloc(p->n + 1, sizeof(*x->pairs));
 	x->count = calloc(p->n + 1, sizeof(*x->count));
 	stack = calloc(p->n + 1, sizeof(*stack));
-	x->npairs = 0;
-	if (!x->end || !x->pairs || !x->count || !stack) {
+	if (!x->end || !x->count || !stack) {
 		free(stack);
 		mvfs_sel_idx_free(x);
 		return mvfs_err(-ENOMEM, "out of memory");
@@ -95,36 +82,26 @@ static int mvfs_sel_idx_get(const struct mvfs_priv *p, struct mvfs_sel_idx *x)
 					       p->v[stack[top - 1]].path))
 			x->end[stack[--top]] = i - 1;
 		stack[top++] = i;
-		if ((p->v[i].kind == MVFS_CH_REN ||
-		     p->v[i].kind == MVFS_CH_DEL) && p->v[i].from)
-			x->pairs[x->npairs++] = i;
 	}
 	while (top)
 		x->end[stack[--top]] = p->n - 1;
 	free(stack);
-	qsort_r(x->pairs, x->npairs, sizeof(*x->pairs), mvfs_pair_cmp,
-		(void *)p);
 	return 0;
 }
 
 /* Select the renames and removals that share FROM with change I. */
-static void mvfs_select_pairs(struct mvfs_priv *p,
-			      const struct mvfs_sel_idx *x, size_t i)
+static void mvfs_select_pairs(struct mvfs_priv *p, size_t i)
 {
-	size_t lo = 0, hi = x->npairs, mid;
+	struct mvfs_change **same;
+	size_t j, n;
 
 	if (!p->v[i].from)
 		return;
-	while (lo < hi) {	/* the first whose from is not below */
-		mid = lo + (hi - lo) / 2;
-		if (strcmp(p->v[x->pairs[mid]].from, p->v[i].from) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	while (lo < x->npairs &&
-	       !strcmp(p->v[x->pairs[lo]].from, p->v[i].from))
-		p->v[x->pairs[lo++]].selected = true;
+	same = mvfs_priv_from(p, p->v[i].from, &n);
+	for (j = 0; j < n; j++)
+		if (same[j]->kind == MVFS_CH_REN ||
+		    same[j]->kind == MVFS_CH_DEL)
+			same[j]->selected = true;
 }
 
 /*
@@ -210,7 +187,7 @@ int mvfs_checkin_select(struct mvfs_checkin *ci, char **paths, int npaths)
 		was = mvfs_selected(p);
 		for (i = 0; i < p->n; i++)
 			if (p->v[i].selected) {
-				mvfs_select_pairs(p, &x, i);
+				mvfs_select_pairs(p, i);
 				mvfs_select_under(p, &x, i);
 			}
 		mvfs_select_parents(p, &x);

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
+#include "bound.h"
 #include "err.h"
 #include "priv.h"
 
@@ -71,19 +72,24 @@ bool mvfs_path_under(const char *path, const char *top)
 	return !strncmp(path, top, n) && (!path[n] || path[n] == '/');
 }
 
+struct mvfs_paths_key {
+	char *const	*sorted;
+	const char	*path;
+};
+
+static bool mvfs_paths_below(const void *arg, size_t i)
+{
+	const struct mvfs_paths_key *k = arg;
+
+	return mvfs_path_order(k->sorted[i], k->path) < 0;
+}
+
 /* The first of the N paths SORTED (by mvfs_path_order()) not below PATH. */
 static int mvfs_paths_bound(char *const *sorted, int n, const char *path)
 {
-	int lo = 0, hi = n, mid;
+	struct mvfs_paths_key k = { .sorted = sorted, .path = path };
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (mvfs_path_order(sorted[mid], path) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return mvfs_bound(n, mvfs_paths_below, &k);
 }
 
 /**
@@ -524,42 +530,74 @@ static int mvfs_walk(struct mvfs_priv *p, struct mvfs_pdir *d)
 
 static int mvfs_from_cmp(const void *a, const void *b)
 {
-	return strcmp((*(struct mvfs_change * const *)a)->from,
-		      (*(struct mvfs_change * const *)b)->from);
+	const struct mvfs_change *x = *(struct mvfs_change * const *)a;
+	const struct mvfs_change *y = *(struct mvfs_change * const *)b;
+	int c = strcmp(x->from, y->from);
+
+	return c ? c : (x > y) - (x < y);	/* then in the list's order */
+}
+
+struct mvfs_from_key {
+	const struct mvfs_priv	*p;
+	const char		*from;
+};
+
+static bool mvfs_from_below(const void *arg, size_t i)
+{
+	const struct mvfs_from_key *k = arg;
+
+	return strcmp(k->p->byfrom[i]->from, k->from) < 0;
+}
+
+/**
+ * mvfs_priv_from - the changes to the element at @from
+ * @p: the list
+ * @from: an element path, as changes' ->from
+ * @n: set to how many
+ *
+ * A move and the removal at its old name, a change and a move of the
+ * same element: found by search, where a search of every change for each
+ * took time in their product.
+ *
+ * Return: the first of them (@n of them, in the list's order), in
+ * p->byfrom.
+ */
+struct mvfs_change **mvfs_priv_from(const struct mvfs_priv *p,
+				    const char *from, size_t *n)
+{
+	struct mvfs_from_key k = { .p = p, .from = from };
+	size_t i = mvfs_bound(p->nfrom, mvfs_from_below, &k), j = i;
+
+	while (j < p->nfrom && !strcmp(p->byfrom[j]->from, from))
+		j++;
+	*n = j - i;
+	return p->byfrom + i;
 }
 
 /*
- * Mark the removals that are the old names of moved elements: the
- * removals sorted by where they were, each move's found by search (a
- * search of every change for each move took time in their product).
+ * Sort the changes by the element they were (p->byfrom), and mark the
+ * removals that are the old names of moved elements.
  */
 static int mvfs_priv_pair(struct mvfs_priv *p)
 {
-	struct mvfs_change **del, key, *k = &key;
-	size_t i, n = 0, lo, hi, mid;
+	struct mvfs_change **same;
+	size_t i, j, n;
 
-	del = calloc(p->n + 1, sizeof(*del));
-	if (!del)
+	p->byfrom = calloc(p->n + 1, sizeof(*p->byfrom));
+	if (!p->byfrom)
 		return mvfs_priv_oom();
 	for (i = 0; i < p->n; i++)
-		if (p->v[i].kind == MVFS_CH_DEL)
-			del[n++] = &p->v[i];
-	qsort(del, n, sizeof(*del), mvfs_from_cmp);
+		if (p->v[i].from)
+			p->byfrom[p->nfrom++] = &p->v[i];
+	qsort(p->byfrom, p->nfrom, sizeof(*p->byfrom), mvfs_from_cmp);
 	for (i = 0; i < p->n; i++) {
-		if (p->v[i].kind != MVFS_CH_REN)
+		if (p->v[i].kind != MVFS_CH_REN || !p->v[i].from)
 			continue;
-		key.from = p->v[i].from;
-		for (lo = 0, hi = n; lo < hi;) {
-			mid = lo + (hi - lo) / 2;
-			if (mvfs_from_cmp(&del[mid], &k) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (; lo < n && !mvfs_from_cmp(&del[lo], &k); lo++)
-			del[lo]->moved = true;
+		same = mvfs_priv_from(p, p->v[i].from, &n);
+		for (j = 0; j < n; j++)
+			if (same[j]->kind == MVFS_CH_DEL)
+				same[j]->moved = true;
 	}
-	free(del);
 	return 0;
 }
 
@@ -630,8 +668,21 @@ void mvfs_priv_free(struct mvfs_priv *p)
 		free(p->v[i].src);
 	}
 	free(p->v);
+	free(p->byfrom);
 	free(p->upper);
 	memset(p, 0, sizeof(*p));
+}
+
+struct mvfs_find_key {
+	const struct mvfs_priv	*p;
+	const char		*path;
+};
+
+static bool mvfs_find_below(const void *arg, size_t i)
+{
+	const struct mvfs_find_key *k = arg;
+
+	return mvfs_path_order(k->p->v[i].path, k->path) < 0;
 }
 
 /**
@@ -647,8 +698,8 @@ void mvfs_priv_free(struct mvfs_priv *p)
  */
 struct mvfs_change *mvfs_priv_find(struct mvfs_priv *p, const char *path)
 {
-	size_t i, lo = 0, hi = p->n;
-	int c;
+	struct mvfs_find_key k = { .p = p, .path = path };
+	size_t i;
 
 	if (!p->ordered) {
 		for (i = 0; i < p->n; i++)
@@ -656,15 +707,6 @@ struct mvfs_change *mvfs_priv_find(struct mvfs_priv *p, const char *path)
 				return &p->v[i];
 		return NULL;
 	}
-	while (lo < hi) {
-		i = lo + (hi - lo) / 2;
-		c = mvfs_path_order(p->v[i].path, path);
-		if (!c)
-			return &p->v[i];
-		if (c < 0)
-			lo = i + 1;
-		else
-			hi = i;
-	}
-	return NULL;
+	i = mvfs_bound(p->n, mvfs_find_below, &k);
+	return i < p->n && !strcmp(p->v[i].path, path) ? &p->v[i] : NULL;
 }

@@ -59,6 +59,8 @@ struct mvfs_priv {
 	size_t			n;
 	size_t			cap;
 	bool			ordered;	/* v by mvfs_path_order() */
+	struct mvfs_change	**byfrom;	/* those with a from, by it */
+	size_t			nfrom;
 };
 
 int mvfs_priv_read(struct mvfs_store *s, const char *store_dir,
@@ -66,6 +68,8 @@ int mvfs_priv_read(struct mvfs_store *s, const char *store_dir,
 		   struct mvfs_priv *p);
 void mvfs_priv_free(struct mvfs_priv *p);
 struct mvfs_change *mvfs_priv_find(struct mvfs_priv *p, const char *path);
+struct mvfs_change **mvfs_priv_from(const struct mvfs_priv *p,
+				    const char *from, size_t *n);
 bool mvfs_path_under(const char *path, const char *top);
 int mvfs_path_order(const char *a, const char *b);
 bool mvfs_paths_hold(char *const *sorted, int n, const char *path);

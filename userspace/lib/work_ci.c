@@ -169,17 +169,18 @@ static bool mvfs_w_dir_move(const struct mvfs_priv *p,
 			    const struct mvfs_change **ren,
 			    const struct mvfs_change **wh)
 {
-	size_t i;
+	struct mvfs_change **same = NULL;
+	size_t i, n = 0;
 
 	*ren = NULL;
 	*wh = NULL;
-	for (i = 0; ch->from && i < p->n; i++) {
-		if (!p->v[i].from || strcmp(p->v[i].from, ch->from))
-			continue;
-		if (p->v[i].kind == MVFS_CH_REN && S_ISDIR(p->v[i].mode))
-			*ren = &p->v[i];
-		else if (p->v[i].kind == MVFS_CH_DEL && p->v[i].moved)
-			*wh = &p->v[i];
+	if (ch->from)
+		same = mvfs_priv_from(p, ch->from, &n);
+	for (i = 0; i < n; i++) {
+		if (same[i]->kind == MVFS_CH_REN && S_ISDIR(same[i]->mode))
+			*ren = same[i];
+		else if (same[i]->kind == MVFS_CH_DEL && same[i]->moved)
+			*wh = same[i];
 	}
 	if (ch != *ren && ch != *wh)
 		*ren = NULL;
@@ -261,9 +262,9 @@ static int mvfs_w_unmove_dir(struct mvfs_wctx *w,
 static int mvfs_w_unco_one(struct mvfs_wctx *w, struct mvfs_priv *p,
 			   const char *path)
 {
-	struct mvfs_change *ch = mvfs_priv_find(p, path);
+	struct mvfs_change *ch = mvfs_priv_find(p, path), **same = NULL;
 	const struct mvfs_change *ren, *wh;
-	size_t i;
+	size_t i, n = 0;
 	int err;
 
 	if (!ch || ch->kind == MVFS_CH_DIR || ch->kind == MVFS_CH_PRIV)
@@ -275,13 +276,13 @@ static int mvfs_w_unco_one(struct mvfs_wctx *w, struct mvfs_priv *p,
 		return mvfs_err(-EISDIR, "%s: %s", path,
 				"a changed directory: uncheckout what is in it");
 	err = mvfs_w_drop(w, ch);
-	for (i = 0; !err && i < p->n; i++)
-		if (&p->v[i] != ch && ch->kind != MVFS_CH_ADD &&
-		    ch->kind != MVFS_CH_MOD && p->v[i].from &&
-		    !strcmp(p->v[i].from, ch->from) &&
-		    (p->v[i].kind == MVFS_CH_DEL ||
-		     p->v[i].kind == MVFS_CH_REN))
-			err = mvfs_w_drop(w, &p->v[i]);
+	/* The other half of a rename: the same element's move or removal. */
+	if (ch->kind != MVFS_CH_ADD && ch->kind != MVFS_CH_MOD && ch->from)
+		same = mvfs_priv_from(p, ch->from, &n);
+	for (i = 0; !err && i < n; i++)
+		if (same[i] != ch && (same[i]->kind == MVFS_CH_DEL ||
+				      same[i]->kind == MVFS_CH_REN))
+			err = mvfs_w_drop(w, same[i]);
 	return err;
 }
 
