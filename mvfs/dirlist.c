@@ -12,6 +12,7 @@
 #include <linux/bsearch.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/iversion.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include "mvfs.h"
@@ -373,32 +374,91 @@ static bool mvfs_shown_actor(void *priv, const struct mvfs_entry *e,
 }
 
 /*
+ * The count mvfs_dir_nlink_upper() keeps for DIR: the tree's
+ * subdirectories that its private directory U hides none of, counted
+ * in TREE (a uniform selection's: trees never change) while U was at
+ * VER.  ext2 moves a directory's i_version at each change of its
+ * entries; another store's directory (NFS) is counted at each stat.
+ * Return: the count plus one, or 0 when there is none to trust.
+ */
+static unsigned int mvfs_shown_get(struct inode *dir, bool keep, u64 tree,
+				   u64 ver)
+{
+	struct mvfs_inode_info *ei = MVFS_I(dir);
+	unsigned int shown = 0;
+
+	if (!keep)
+		return 0;
+	spin_lock(&dir->i_lock);
+	if (ei->shown && ei->shown_tree == tree && ei->shown_ver == ver)
+		shown = ei->shown;
+	spin_unlock(&dir->i_lock);
+	return shown;
+}
+
+static void mvfs_shown_set(struct inode *dir, bool keep, u64 tree, u64 ver,
+			   unsigned int n)
+{
+	struct mvfs_inode_info *ei = MVFS_I(dir);
+
+	if (!keep)
+		return;
+	spin_lock(&dir->i_lock);
+	ei->shown_tree = tree;
+	ei->shown_ver = ver;
+	ei->shown = n + 1;
+	spin_unlock(&dir->i_lock);
+}
+
+/*
  * A directory with a private entry: the private directory's own count
  * (ext2's: two plus its subdirectories; whiteouts are not directories),
  * plus the tree's subdirectories that have no private entry of their
  * name.  No listing is built: a stat must stay cheap.  A tree without
  * subdirectories (most of a source tree's) is not walked at all: a
  * copied directory of 2,000 files took 278 us a stat walking it, 3 us
- * on ext2.
+ * on ext2.  A tree with subdirectories is walked again only once the
+ * private directory's entries changed (mvfs_shown_get()): each lookup
+ * of a name in it cost a stat of the copied directory.
  */
 static unsigned int mvfs_dir_nlink_upper(struct inode *dir)
 {
 	struct mvfs_shown_ctx c = { .sbi = MVFS_SB(dir->i_sb),
 				    .udir = mvfs_upper(dir) };
+	struct inode *u = d_inode(c.udir);
+	unsigned int tree, shown;
 	struct mvfs_dsel *d;
-	unsigned int tree;
+	u64 ver, sel = 0;
+	bool keep;
 	int err = 0;
 
+	/*
+	 * The version before the walk: a change during it moves the version
+	 * past this one, and the next stat counts again.  Read under the
+	 * lock: ext2 moves it before the change's dentry is instantiated,
+	 * and every change holds the lock until then; so each change up to
+	 * this version is seen whole by the walk's (unlocked) lookups.
+	 */
+	inode_lock_shared(u);
+	ver = inode_peek_iversion(u);
+	inode_unlock_shared(u);
 	d = mvfs_dsel_get(dir);
 	if (IS_ERR(d))
 		return 0;
+	keep = c.sbi->store_ext2 && mvfs_dsel_uniform(d, &sel) && sel;
 	tree = mvfs_dsel_count(c.sbi, d);
-	if (tree > 2)
+	shown = mvfs_shown_get(dir, keep, sel, ver);
+	if (shown) {
+		c.n = shown - 1;
+	} else if (tree > 2) {
 		err = mvfs_dsel_iterate(c.sbi, d, mvfs_shown_actor, &c);
+		if (!err && !c.err)
+			mvfs_shown_set(dir, keep, sel, ver, c.n);
+	}
 	mvfs_dsel_put(d);
 	if (!tree || err || c.err)
 		return 0;
-	return d_inode(c.udir)->i_nlink + c.n;
+	return u->i_nlink + c.n;
 }
 
 /**

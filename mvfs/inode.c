@@ -47,6 +47,7 @@ struct inode *mvfs_alloc_inode(struct super_block *sb)
 	ei->cu_target = NULL;
 	ei->nlink = 0;
 	ei->nlink_tree = 0;
+	ei->shown = 0;
 	ei->retired = false;
 	ei->wgen = atomic64_inc_return(&MVFS_SB(sb)->wgen);
 	return &ei->vfs_inode;

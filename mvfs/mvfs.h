@@ -278,6 +278,14 @@ struct mvfs_inode_info {
 	u64			wgen;	/* write generation: mvfs_wgen_bump() */
 	u64			nlink_tree;	/* the tree nlink was counted in */
 	unsigned int		nlink;	/* its link count, 0 unknown; ONCE */
+	/*
+	 * A copied directory: how many of the tree's subdirectories it
+	 * shows, counted in tree shown_tree while its private directory
+	 * was at i_version shown_ver (dirlist.c); under i_lock.
+	 */
+	u64			shown_tree;
+	u64			shown_ver;
+	unsigned int		shown;	/* that count plus one; 0 unknown */
 	bool			retired; /* upper left by RETIRE; inode lock */
 };
 
