@@ -426,12 +426,18 @@ static unsigned int mvfs_dir_nlink_upper(struct inode *dir)
 	struct mvfs_shown_ctx c = { .sbi = MVFS_SB(dir->i_sb),
 				    .udir = mvfs_upper(dir) };
 	struct inode *u = d_inode(c.udir);
-	unsigned int tree, shown;
+	unsigned int tree, shown = 0;
 	struct mvfs_dsel *d;
-	u64 ver, sel = 0;
+	u64 ver = 0, sel = 0;
 	bool keep;
 	int err = 0;
 
+	d = mvfs_dsel_get(dir);
+	if (IS_ERR(d))
+		return 0;
+	tree = mvfs_dsel_count(c.sbi, d);
+	keep = tree > 2 && c.sbi->store_ext2 && mvfs_dsel_uniform(d, &sel) &&
+	       sel;
 	/*
 	 * The version before the walk: a change during it moves the version
 	 * past this one, and the next stat counts again.  Read under the
@@ -439,15 +445,12 @@ static unsigned int mvfs_dir_nlink_upper(struct inode *dir)
 	 * and every change holds the lock until then; so each change up to
 	 * this version is seen whole by the walk's (unlocked) lookups.
 	 */
-	inode_lock_shared(u);
-	ver = inode_peek_iversion(u);
-	inode_unlock_shared(u);
-	d = mvfs_dsel_get(dir);
-	if (IS_ERR(d))
-		return 0;
-	keep = c.sbi->store_ext2 && mvfs_dsel_uniform(d, &sel) && sel;
-	tree = mvfs_dsel_count(c.sbi, d);
-	shown = mvfs_shown_get(dir, keep, sel, ver);
+	if (keep) {
+		inode_lock_shared(u);
+		ver = inode_peek_iversion(u);
+		inode_unlock_shared(u);
+		shown = mvfs_shown_get(dir, keep, sel, ver);
+	}
 	if (shown) {
 		c.n = shown - 1;
 	} else if (tree > 2) {
