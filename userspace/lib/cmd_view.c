@@ -320,8 +320,13 @@ int mvfs_cmd_rmview(struct mvfs_ctx *c, int argc, char **argv)
 	return mvfs_changed(c);
 }
 
-/* "TAG<TAB>what it selects<TAB>the revision it shows" */
-static void mvfs_print_view(const struct mvfs_store *s, unsigned int i)
+/*
+ * "TAG<TAB>what it selects<TAB>the revision it shows"; HEAD: main's
+ * newest revision, found once for all LATEST views (a search from the
+ * newest revision back, which a busy branch beside main makes long).
+ */
+static void mvfs_print_view(const struct mvfs_store *s, unsigned int i,
+			    __u64 head)
 {
 	char label[MVFS_NAME_MAX + 1];
 	struct mvfs_view_info vi;
@@ -337,8 +342,7 @@ static void mvfs_print_view(const struct mvfs_store *s, unsigned int i)
 		printf("%s\tlabel %s\t%llu\n", vi.tag, label,
 		       mvfs_store_label_rev(s, label));
 	} else {
-		printf("%s\tlatest\t%llu\n", vi.tag,
-		       mvfs_store_branch_head(s, 0));
+		printf("%s\tlatest\t%llu\n", vi.tag, head);
 	}
 }
 
@@ -370,10 +374,11 @@ int mvfs_list_cmd(struct mvfs_ctx *c, int argc, char **argv,
 
 static int mvfs_list_views(const struct mvfs_store *s)
 {
+	__u64 head = mvfs_store_branch_head(s, 0);
 	unsigned int i;
 
 	for (i = 0; i < mvfs_store_nviews(s); i++)
-		mvfs_print_view(s, i);
+		mvfs_print_view(s, i, head);
 	return 0;
 }
 

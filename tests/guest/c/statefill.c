@@ -8,6 +8,11 @@
  * statefill -v N FILE: add N views instead, each a copy of the state's
  * first view record (its selection, owner and mode; in format 3 its
  * config spec's text) named vNNNNNNN.  Prints the new size.
+ *
+ * statefill -r N FILE: add N revisions instead (format 3, a branch
+ * besides main), each a copy of the newest one's tree and message, on
+ * the second branch record, each made from the one before.  Prints the
+ * new size.
  */
 #include <endian.h>
 #include <fcntl.h>
@@ -44,7 +49,30 @@ static int finish(int fd, char *buf, size_t size)
 	return 0;
 }
 
-static int fill(const char *name, size_t views)
+/* -r: N revisions on branch 1 after the newest, in BUF (SIZE bytes). */
+static int fill_revs(int fd, char *buf, size_t size, size_t n)
+{
+	struct mvfs_state_hdr *h = (struct mvfs_state_hdr *)buf;
+	size_t nrevs = le32toh(h->nrevs), i;
+	struct mvfs_rev3_disk *r;
+
+	if (le32toh(h->format) < 3 || le32toh(h->nbranches) < 2 ||
+	    size + n * sizeof(*r) > MVFS_STATE_MAX)
+		return 1;
+	r = (struct mvfs_rev3_disk *)grow(buf, size,
+					  mvfs_state_size(3, nrevs, 0, 0, 0),
+					  n, sizeof(*r));
+	for (i = 0; i < n; i++) {
+		r[i] = r[-1];
+		r[i].parent = htole64(nrevs + i);
+		r[i].merge = 0;
+		r[i].branch = htole32(1);
+	}
+	h->nrevs = htole32(nrevs + n);
+	return finish(fd, buf, size + n * sizeof(*r));
+}
+
+static int fill(const char *name, size_t views, size_t revs)
 {
 	struct mvfs_state_hdr *h;
 	struct mvfs_label_disk *l;
@@ -68,6 +96,8 @@ static int fill(const char *name, size_t views)
 	nviews = le32toh(h->nviews);
 	if (!le32toh(h->nrevs) || (views && !nviews))
 		return 1;
+	if (revs)
+		return fill_revs(fd, buf, size, revs);
 	if (views) {
 		vsize = format < 3 ? sizeof(struct mvfs_view_disk) :
 				     sizeof(struct mvfs_view3_disk);
@@ -98,24 +128,28 @@ static int fill(const char *name, size_t views)
 
 int main(int argc, char **argv)
 {
-	size_t views = 0;
+	size_t views = 0, revs = 0, n = 0;
 	char *end;
 
-	if (argc == 4 && !strcmp(argv[1], "-v")) {
-		views = strtoul(argv[2], &end, 10);
-		if (*end || !views)
+	if (argc == 4 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "-r"))) {
+		n = strtoul(argv[2], &end, 10);
+		if (*end || !n)
 			goto usage;
+		if (argv[1][1] == 'v')
+			views = n;
+		else
+			revs = n;
 		argv += 2;
 		argc -= 2;
 	}
 	if (argc != 2)
 		goto usage;
-	if (fill(argv[1], views)) {
+	if (fill(argv[1], views, revs)) {
 		fprintf(stderr, "statefill: %s: cannot fill\n", argv[1]);
 		return 1;
 	}
 	return 0;
 usage:
-	fprintf(stderr, "usage: statefill [-v N] FILE\n");
+	fprintf(stderr, "usage: statefill [-v N | -r N] FILE\n");
 	return 2;
 }
