@@ -381,14 +381,11 @@ static bool mvfs_shown_actor(void *priv, const struct mvfs_entry *e,
  * entries; another store's directory (NFS) is counted at each stat.
  * Return: the count plus one, or 0 when there is none to trust.
  */
-static unsigned int mvfs_shown_get(struct inode *dir, bool keep, u64 tree,
-				   u64 ver)
+static unsigned int mvfs_shown_get(struct inode *dir, u64 tree, u64 ver)
 {
 	struct mvfs_inode_info *ei = MVFS_I(dir);
 	unsigned int shown = 0;
 
-	if (!keep)
-		return 0;
 	spin_lock(&dir->i_lock);
 	if (ei->shown && ei->shown_tree == tree && ei->shown_ver == ver)
 		shown = ei->shown;
@@ -396,13 +393,11 @@ static unsigned int mvfs_shown_get(struct inode *dir, bool keep, u64 tree,
 	return shown;
 }
 
-static void mvfs_shown_set(struct inode *dir, bool keep, u64 tree, u64 ver,
+static void mvfs_shown_set(struct inode *dir, u64 tree, u64 ver,
 			   unsigned int n)
 {
 	struct mvfs_inode_info *ei = MVFS_I(dir);
 
-	if (!keep)
-		return;
 	spin_lock(&dir->i_lock);
 	ei->shown_tree = tree;
 	ei->shown_ver = ver;
@@ -449,14 +444,14 @@ static unsigned int mvfs_dir_nlink_upper(struct inode *dir)
 		inode_lock_shared(u);
 		ver = inode_peek_iversion(u);
 		inode_unlock_shared(u);
-		shown = mvfs_shown_get(dir, keep, sel, ver);
+		shown = mvfs_shown_get(dir, sel, ver);
 	}
 	if (shown) {
 		c.n = shown - 1;
 	} else if (tree > 2) {
 		err = mvfs_dsel_iterate(c.sbi, d, mvfs_shown_actor, &c);
-		if (!err && !c.err)
-			mvfs_shown_set(dir, keep, sel, ver, c.n);
+		if (keep && !err && !c.err)
+			mvfs_shown_set(dir, sel, ver, c.n);
 	}
 	mvfs_dsel_put(d);
 	if (!tree || err || c.err)
