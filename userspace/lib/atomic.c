@@ -191,6 +191,8 @@ int mvfs_write_new(int dfd, const char *name, const void *buf, size_t len)
  *                       until $MVFS_TEST_GO exists (mvfs_test_pause())
  *   merge-write         a merge's write over a file of the view is cut
  *                       short (one byte left) and fails with ENOSPC
+ *   merge-crash         the same write is cut short, and the command
+ *                       exits there, as a crash would
  *
  * Return: true if it is.
  */
@@ -203,6 +205,36 @@ bool mvfs_fault(const char *point)
 		if (!strncmp(p, point, len) && (!p[len] || p[len] == ','))
 			return true;
 	return false;
+}
+
+/**
+ * mvfs_tmp_file - a new file of this user's, for scratch
+ * @name: how its name starts ("mvfs-cs")
+ * @path: set to its path: $TMPDIR (else /tmp), /NAME.XXXXXX made unique;
+ *        "" when it fails
+ * @size: @path's size
+ *
+ * Never for bytes that must outlive a crash: /tmp may be a tmpfs.
+ *
+ * Return: the open file (close it, unlink @path), or -errno (said).
+ */
+int mvfs_tmp_file(const char *name, char *path, size_t size)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	if ((size_t)snprintf(path, size, "%s/%s.XXXXXX",
+			     dir && *dir ? dir : "/tmp", name) >= size) {
+		*path = '\0';
+		return mvfs_err(-ENAMETOOLONG, "$TMPDIR: %s",
+				strerror(ENAMETOOLONG));
+	}
+	fd = mkstemp(path);
+	if (fd < 0) {
+		fd = mvfs_err(-errno, "%s: %s", path, strerror(errno));
+		*path = '\0';	/* nothing to unlink */
+	}
+	return fd;
 }
 
 /**

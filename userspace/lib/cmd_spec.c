@@ -159,14 +159,12 @@ static int mvfs_run_editor(const char *path)
 /* Write CS to a new temporary file; its name in PATH. */
 static int mvfs_spec_tmp(const char *cs, char *path, size_t size)
 {
-	const char *dir = getenv("TMPDIR");
 	size_t len = strlen(cs);
 	int fd, err = 0;
 
-	snprintf(path, size, "%s/mvfs-cs.XXXXXX", dir && *dir ? dir : "/tmp");
-	fd = mkstemp(path);
+	fd = mvfs_tmp_file("mvfs-cs", path, size);
 	if (fd < 0)
-		return mvfs_err(-errno, "%s: %s", path, strerror(errno));
+		return fd;
 	if (write(fd, cs, len) != (ssize_t)len)
 		err = mvfs_err(-EIO, "%s: %s", path, strerror(errno));
 	close(fd);

@@ -17,4 +17,7 @@ const char *mvfs_errmsg(int err);
 bool mvfs_fault(const char *point);
 void mvfs_test_pause(void);
 
+/* A scratch file in $TMPDIR or /tmp (atomic.c). */
+int mvfs_tmp_file(const char *name, char *path, size_t size);
+
 #endif /* MVFS_ERR_H */

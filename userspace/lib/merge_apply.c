@@ -76,35 +76,44 @@ static bool mvfs_files_same(const char *a, const char *b)
 
 /*
  * Write SRC's bytes over file VPATH of the view (ST: its lstat), with
- * MODE.  Its bytes before are kept aside (outside the view) until the
- * write is whole: a write cut short (a full disk) puts them back, so that
- * a merge run again never reads a file cut short as the view's change.
+ * MODE.  Its bytes before are kept first beside it, on the disk, in
+ * VPATH.contrib (or .contrib.N: where ClearCase's merge keeps a target's
+ * bytes).  A write cut short (a full disk) puts them back, so that a
+ * merge run again never reads a file cut short as the view's change; a
+ * crash in the middle leaves them there, for the user to put back.  The
+ * kept copy goes once VPATH's new bytes are on the disk.
  */
 static int mvfs_rewrite_file(const char *src, const char *vpath,
 			     const struct stat *st, mode_t mode)
 {
-	char keep[] = "/tmp/mvfs-merge-keep.XXXXXX";
-	int fd, err;
+	char *keep;
+	int err;
 
-	fd = mkstemp(keep);
-	if (fd < 0)
-		return mvfs_err(-errno, "%s: %s", keep, strerror(errno));
-	close(fd);
-	err = mvfs_copy_file(vpath, keep, O_TRUNC, 0600);
+	err = mvfs_keep_name(vpath, "contrib", &keep);
 	if (!err)
-		err = mvfs_copy_file(src, vpath, O_TRUNC, mode);
-	else
-		fd = -1;	/* VPATH untouched */
+		err = mvfs_copy_file(vpath, keep, O_EXCL | O_DSYNC,
+				     (st->st_mode & 0666) | 0600);
+	if (err) {	/* VPATH untouched */
+		if (keep)
+			unlink(keep);
+		free(keep);
+		return err;
+	}
+	err = mvfs_copy_file(src, vpath, O_TRUNC | O_DSYNC, mode);
+	if (!err && mvfs_fault("merge-crash") && !truncate(vpath, 1))
+		_exit(9);
 	if (!err && mvfs_fault("merge-write") && !truncate(vpath, 1))
 		err = mvfs_err(-ENOSPC, "%s: %s", vpath, strerror(ENOSPC));
-	if (err && fd >= 0 &&
-	    mvfs_copy_file(keep, vpath, O_TRUNC, st->st_mode & 07777)) {
+	if (err && mvfs_copy_file(keep, vpath, O_TRUNC | O_DSYNC,
+				  st->st_mode & 07777)) {
 		fprintf(stderr,
 			"mvfs: merge: %s is cut short: its bytes before the merge are in %s\n",
 			vpath, keep);
+		free(keep);
 		return err;
 	}
 	unlink(keep);
+	free(keep);
 	return err;
 }
 
@@ -415,12 +424,12 @@ static int mvfs_merge_lines(struct mvfs_merge *m, const char *path,
 			    const char *files[3], const struct stat *st,
 			    mode_t mode)
 {
-	char tmp[] = "/tmp/mvfs-merge.XXXXXX";
+	char tmp[4096];
 	int fd, ret, err;
 
-	fd = mkstemp(tmp);
+	fd = mvfs_tmp_file("mvfs-merge", tmp, sizeof(tmp));
 	if (fd < 0)
-		return mvfs_err(-errno, "%s: %s", tmp, strerror(errno));
+		return fd;
 	ret = mvfs_run_diff3(m, path, files, fd);
 	if (ret >= 0) {
 		err = mvfs_rewrite_file(tmp, files[0], st, mode);

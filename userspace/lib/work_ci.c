@@ -80,7 +80,8 @@ int mvfs_w_checkin(struct mvfs_wctx *w)
  * @src: the file read
  * @dst: the file written, opened with O_CREAT and @flags (O_EXCL: a new
  *	file; O_TRUNC: replace what an existing one holds)
- * @flags: O_EXCL or O_TRUNC
+ * @flags: O_EXCL or O_TRUNC; with O_DSYNC, @dst's bytes are on disk when
+ *	it returns (one fsync at the end, not one a write)
  * @mode: the permission bits @dst ends with
  *
  * Return: 0, or -errno with a message.
@@ -94,8 +95,8 @@ int mvfs_copy_file(const char *src, const char *dst, int flags, mode_t mode)
 	in = open(src, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return mvfs_err(-errno, "%s: %s", src, strerror(errno));
-	out = open(dst, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | flags,
-		   mode & 07777);
+	out = open(dst, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
+		   (flags & ~O_DSYNC), mode & 07777);
 	if (out < 0)
 		err = mvfs_err(-errno, "%s: %s", dst, strerror(errno));
 	while (!err && (n = read(in, buf, sizeof(buf))) > 0)
@@ -105,32 +106,58 @@ int mvfs_copy_file(const char *src, const char *dst, int flags, mode_t mode)
 		err = mvfs_err(-errno, "%s: %s", src, strerror(errno));
 	if (out >= 0 && !err && fchmod(out, mode & 07777))
 		err = mvfs_err(-errno, "%s: %s", dst, strerror(errno));
+	if (out >= 0 && !err && (flags & O_DSYNC) && fsync(out))
+		err = mvfs_err(-errno, "%s: %s", dst, strerror(errno));
 	if (out >= 0 && close(out) && !err)
 		err = mvfs_err(-errno, "%s: %s", dst, strerror(errno));
 	close(in);
 	return err;
 }
 
+/**
+ * mvfs_keep_name - a free name beside a file, to keep bytes under
+ * @path: the file
+ * @suffix: what the name ends with: "keep" (uncheckout), "contrib"
+ *          (merge)
+ * @name: set to PATH.SUFFIX when nothing has that name, else to the
+ *        first free PATH.SUFFIX.N (N from 1 to 99); malloc'ed
+ *
+ * Return: 0, or -errno (said): -EEXIST when all of those are taken.
+ */
+int mvfs_keep_name(const char *path, const char *suffix, char **name)
+{
+	struct stat st;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (asprintf(name, i ? "%s.%s.%d" : "%s.%s", path, suffix,
+			     i) < 0) {
+			*name = NULL;
+			return mvfs_err(-ENOMEM, "out of memory");
+		}
+		if (lstat(*name, &st) && errno == ENOENT)
+			return 0;
+		free(*name);
+	}
+	*name = NULL;
+	return mvfs_err(-EEXIST, "%s.%s: too many kept copies", path, suffix);
+}
+
 /* Keep CH's content as PATH.keep (or .keep.N) in the view. */
 static int mvfs_w_keep(struct mvfs_wctx *w, const struct mvfs_change *ch)
 {
-	struct stat st;
-	char *dst = NULL;
-	int i, err = -EEXIST;
+	char *dst = NULL, *vpath;
+	int err;
 
 	if (!S_ISREG(ch->mode))
 		return 0;
-	for (i = 0; err == -EEXIST && i < 100; i++) {
-		free(dst);
-		if (asprintf(&dst, i ? "%s/%s/%s.keep.%d" : "%s/%s/%s.keep",
-			     w->wc->view_root, w->tag, ch->path, i) < 0)
-			return mvfs_err(-ENOMEM, "out of memory");
-		err = lstat(dst, &st) ? 0 : -EEXIST;
-	}
+	if (asprintf(&vpath, "%s/%s/%s", w->wc->view_root, w->tag,
+		     ch->path) < 0)
+		return mvfs_err(-ENOMEM, "out of memory");
+	err = mvfs_keep_name(vpath, "keep", &dst);
+	free(vpath);
 	if (!err)
 		err = mvfs_copy_file(ch->upath, dst, O_EXCL, 0644);
-	else
-		err = mvfs_err(err, "%s.keep: too many kept copies", ch->path);
 	if (!err)
 		printf("kept %s\n", dst + strlen(w->wc->view_root) +
 		       strlen(w->tag) + 2);
