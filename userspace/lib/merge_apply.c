@@ -74,28 +74,86 @@ static bool mvfs_files_same(const char *a, const char *b)
 	return same;
 }
 
+/* Is VPATH.contrib there? */
+static bool mvfs_contrib_is(const char *vpath)
+{
+	struct stat st;
+	char *keep;
+	bool is;
+
+	if (asprintf(&keep, "%s.contrib", vpath) < 0)
+		return false;	/* and the write, if any, fails */
+	is = !lstat(keep, &st);
+	free(keep);
+	return is;
+}
+
+/* Sync the directory that holds PATH: a name made there stays. */
+static int mvfs_sync_dir_of(const char *path)
+{
+	char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
+	int fd, err = 0;
+
+	if (!slash) {
+		free(dir);
+		return mvfs_err(-ENOMEM, "out of memory");
+	}
+	*slash = '\0';
+	fd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd))
+		err = mvfs_err(-errno, "%s: %s", dir, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	free(dir);
+	return err;
+}
+
+/*
+ * VPATH.contrib is there: -EEXIST, said.  A crash cut short a merge's
+ * write over VPATH, and left its bytes from before there: VPATH is not
+ * the view's change, and no merge reads or writes it until the user puts
+ * them back (or removes them).
+ */
+static int mvfs_contrib_left(const char *vpath)
+{
+	return mvfs_err(-EEXIST,
+			"%s.contrib exists: %s's bytes from before a merge that was cut short; put them back or remove it, then merge again",
+			vpath, vpath);
+}
+
 /*
  * Write SRC's bytes over file VPATH of the view (ST: its lstat), with
- * MODE.  Its bytes before are kept first beside it, on the disk, in
- * VPATH.contrib (or .contrib.N: where ClearCase's merge keeps a target's
- * bytes).  A write cut short (a full disk) puts them back, so that a
- * merge run again never reads a file cut short as the view's change; a
- * crash in the middle leaves them there, for the user to put back.  The
- * kept copy goes once VPATH's new bytes are on the disk.
+ * MODE.  Its bytes before are kept first beside it, in VPATH.contrib
+ * (the name ClearCase's merge gives them), that file and its name synced
+ * to the disk.  A write cut short (a full disk) puts them back, so that
+ * a merge run again never reads a file cut short as the view's change;
+ * a crash in the middle leaves them there, and while they are there a
+ * merge refuses to write over VPATH again.  The kept copy goes once
+ * VPATH's new bytes are on the disk.
  */
 static int mvfs_rewrite_file(const char *src, const char *vpath,
 			     const struct stat *st, mode_t mode)
 {
+	mode_t kmode = (st->st_mode & 0666) | 0600;
 	char *keep;
-	int err;
+	int fd, err;
 
-	err = mvfs_keep_name(vpath, "contrib", &keep);
+	if (asprintf(&keep, "%s.contrib", vpath) < 0)
+		return mvfs_err(-ENOMEM, "out of memory");
+	fd = open(keep, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  kmode);
+	if (fd < 0) {
+		err = errno == EEXIST ? mvfs_contrib_left(vpath) :
+		      mvfs_err(-errno, "%s: %s", keep, strerror(errno));
+		free(keep);
+		return err;
+	}
+	close(fd);
+	err = mvfs_copy_file(vpath, keep, O_TRUNC | O_DSYNC, kmode);
 	if (!err)
-		err = mvfs_copy_file(vpath, keep, O_EXCL | O_DSYNC,
-				     (st->st_mode & 0666) | 0600);
+		err = mvfs_sync_dir_of(keep);
 	if (err) {	/* VPATH untouched */
-		if (keep)
-			unlink(keep);
+		unlink(keep);
 		free(keep);
 		return err;
 	}
@@ -527,6 +585,8 @@ int mvfs_merge_elem(struct mvfs_merge *m, const char *path,
 	ours = !lstat(vpath, &st);
 	if (!ours && errno != ENOENT)
 		err = mvfs_err(-errno, "%s: %s", vpath, strerror(errno));
+	else if (ours && S_ISREG(st.st_mode) && mvfs_contrib_is(vpath))
+		err = mvfs_contrib_left(vpath);
 	else if (mvfs_view_is(m, vpath, ours, &st, b))
 		err = mvfs_merge_take(m, path, vpath, ours, &st, t);
 	else if (mvfs_view_is(m, vpath, ours, &st, t))

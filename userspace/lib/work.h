@@ -57,7 +57,6 @@ int mvfs_w_checkout(struct mvfs_wctx *w);
 int mvfs_w_unreserve(struct mvfs_wctx *w);
 int mvfs_w_mark(struct mvfs_priv *p, struct mvfs_change *ch);
 int mvfs_copy_file(const char *src, const char *dst, int flags, mode_t mode);
-int mvfs_keep_name(const char *path, const char *suffix, char **name);
 
 /* merge.c */
 int mvfs_w_merge(struct mvfs_wctx *w);

@@ -114,50 +114,26 @@ int mvfs_copy_file(const char *src, const char *dst, int flags, mode_t mode)
 	return err;
 }
 
-/**
- * mvfs_keep_name - a free name beside a file, to keep bytes under
- * @path: the file
- * @suffix: what the name ends with: "keep" (uncheckout), "contrib"
- *          (merge)
- * @name: set to PATH.SUFFIX when nothing has that name, else to the
- *        first free PATH.SUFFIX.N (N from 1 to 99); malloc'ed
- *
- * Return: 0, or -errno (said): -EEXIST when all of those are taken.
- */
-int mvfs_keep_name(const char *path, const char *suffix, char **name)
-{
-	struct stat st;
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		if (asprintf(name, i ? "%s.%s.%d" : "%s.%s", path, suffix,
-			     i) < 0) {
-			*name = NULL;
-			return mvfs_err(-ENOMEM, "out of memory");
-		}
-		if (lstat(*name, &st) && errno == ENOENT)
-			return 0;
-		free(*name);
-	}
-	*name = NULL;
-	return mvfs_err(-EEXIST, "%s.%s: too many kept copies", path, suffix);
-}
-
 /* Keep CH's content as PATH.keep (or .keep.N) in the view. */
 static int mvfs_w_keep(struct mvfs_wctx *w, const struct mvfs_change *ch)
 {
-	char *dst = NULL, *vpath;
-	int err;
+	struct stat st;
+	char *dst = NULL;
+	int i, err = -EEXIST;
 
 	if (!S_ISREG(ch->mode))
 		return 0;
-	if (asprintf(&vpath, "%s/%s/%s", w->wc->view_root, w->tag,
-		     ch->path) < 0)
-		return mvfs_err(-ENOMEM, "out of memory");
-	err = mvfs_keep_name(vpath, "keep", &dst);
-	free(vpath);
+	for (i = 0; err == -EEXIST && i < 100; i++) {
+		free(dst);
+		if (asprintf(&dst, i ? "%s/%s/%s.keep.%d" : "%s/%s/%s.keep",
+			     w->wc->view_root, w->tag, ch->path, i) < 0)
+			return mvfs_err(-ENOMEM, "out of memory");
+		err = lstat(dst, &st) ? 0 : -EEXIST;
+	}
 	if (!err)
 		err = mvfs_copy_file(ch->upath, dst, O_EXCL, 0644);
+	else
+		err = mvfs_err(err, "%s.keep: too many kept copies", ch->path);
 	if (!err)
 		printf("kept %s\n", dst + strlen(w->wc->view_root) +
 		       strlen(w->tag) + 2);
