@@ -27,7 +27,7 @@
 # Environment: MVFS_ACCEL (tcg), MVFS_MEM (MiB), MVFS_SMP, MVFS_SHARE (a
 # host folder the guest mounts read-only at /share, over virtio-9p; -S too),
 # MVFS_SERIAL (shell mode: a QEMU -serial device for the console instead of
-# this terminal).
+# this terminal), MVFS_APPEND (more kernel parameters).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -102,6 +102,7 @@ fi
 append="console=ttyS0 panic=-1"
 [ -z "$node" ] || append="$append mvfs.node=$node"
 [ "$mode" = check ] || append="$append quiet"
+[ -z "${MVFS_APPEND:-}" ] || append="$append $MVFS_APPEND"
 qemu=(qemu-system-x86_64 -accel "${MVFS_ACCEL:-tcg}" -m "${MVFS_MEM:-2048}"
       -smp "${MVFS_SMP:-2}" -kernel "$kernel" -initrd "$work/initrd.cpio"
       -append "$append" "${drives[@]}" -no-reboot)

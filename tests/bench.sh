@@ -27,6 +27,11 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# Every time measured is read from the TSC: QEMU's, under TCG, follows
+# the host's clock, but the kernel's watchdog may give it up when the
+# host is busy and fall back to jiffies, 4 ms steps (bench/run says
+# which clock it had).
+export MVFS_APPEND="tsc=reliable${MVFS_APPEND:+ $MVFS_APPEND}"
 timeout=7200 kernel='' initrd='' out=''
 while getopts k:i:o:T: opt; do
 	case $opt in
