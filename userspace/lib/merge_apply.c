@@ -131,8 +131,9 @@ static int mvfs_contrib_left(const char *vpath)
  * merge refuses to write over VPATH again.  The kept copy goes once
  * VPATH's new bytes are on the disk.
  */
-static int mvfs_rewrite_file(const char *src, const char *vpath,
-			     const struct stat *st, mode_t mode)
+static int mvfs_rewrite_file(struct mvfs_merge *m, const char *src,
+			     const char *vpath, const struct stat *st,
+			     mode_t mode)
 {
 	mode_t kmode = (st->st_mode & 0666) | 0600;
 	char *keep;
@@ -152,8 +153,9 @@ static int mvfs_rewrite_file(const char *src, const char *vpath,
 	err = mvfs_copy_file(vpath, keep, O_TRUNC | O_DSYNC, kmode);
 	if (!err)
 		err = mvfs_sync_dir_of(keep);
-	if (err) {	/* VPATH untouched */
-		unlink(keep);
+	if (err) {	/* VPATH untouched; its blocks freed as below */
+		if (!unlink(keep))
+			syncfs(m->w->s->dfd);
 		free(keep);
 		return err;
 	}
@@ -170,7 +172,15 @@ static int mvfs_rewrite_file(const char *src, const char *vpath,
 		free(keep);
 		return err;
 	}
-	unlink(keep);
+	/*
+	 * On ext2 the copy's blocks, freed, may go to the next file written
+	 * (the merge's own record) before the release reaches the disk: a
+	 * cut then leaves two inodes claiming one block.  The store's file
+	 * system is synced first.
+	 */
+	if (!unlink(keep) && syncfs(m->w->s->dfd) && !err)
+		err = mvfs_err(-errno, "store %s: sync: %s", m->w->s->dir,
+			       strerror(errno));
 	free(keep);
 	return err;
 }
@@ -394,7 +404,7 @@ static int mvfs_merge_take(struct mvfs_merge *m, const char *path,
 	}
 	if (ours && S_ISREG(t->mode) && S_ISREG(st->st_mode)) {
 		src = mvfs_obj_file(m, t);
-		err = src ? mvfs_rewrite_file(src, vpath, st, t->mode) :
+		err = src ? mvfs_rewrite_file(m, src, vpath, st, t->mode) :
 			    mvfs_err(-ENOMEM, "out of memory");
 		free(src);
 	} else {
@@ -490,7 +500,7 @@ static int mvfs_merge_lines(struct mvfs_merge *m, const char *path,
 		return fd;
 	ret = mvfs_run_diff3(m, path, files, fd);
 	if (ret >= 0) {
-		err = mvfs_rewrite_file(tmp, files[0], st, mode);
+		err = mvfs_rewrite_file(m, tmp, files[0], st, mode);
 		ret = err ? err : ret;
 	}
 	close(fd);
@@ -529,7 +539,7 @@ static int mvfs_merge_file(struct mvfs_merge *m, const char *path,
 				       strerror(errno));
 	} else if (mvfs_obj_is(m, vpath, st->st_size, b)) {
 		/* The view changed the mode alone. */
-		ret = mvfs_rewrite_file(theirs, vpath, st, mode);
+		ret = mvfs_rewrite_file(m, theirs, vpath, st, mode);
 		wrote = true;
 	} else if (mvfs_is_binary(vpath) || mvfs_is_binary(base) ||
 		   mvfs_is_binary(theirs)) {
