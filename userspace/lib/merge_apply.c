@@ -74,14 +74,22 @@ static bool mvfs_files_same(const char *a, const char *b)
 	return same;
 }
 
+/* VPATH.contrib, where a merge keeps VPATH's bytes from before; NULL. */
+static char *mvfs_contrib_name(const char *vpath)
+{
+	char *keep;
+
+	return asprintf(&keep, "%s.contrib", vpath) < 0 ? NULL : keep;
+}
+
 /* Is VPATH.contrib there? */
 static bool mvfs_contrib_is(const char *vpath)
 {
+	char *keep = mvfs_contrib_name(vpath);
 	struct stat st;
-	char *keep;
 	bool is;
 
-	if (asprintf(&keep, "%s.contrib", vpath) < 0)
+	if (!keep)
 		return false;	/* and the write, if any, fails */
 	is = !lstat(keep, &st);
 	free(keep);
@@ -136,10 +144,10 @@ static int mvfs_rewrite_file(struct mvfs_merge *m, const char *src,
 			     mode_t mode)
 {
 	mode_t kmode = (st->st_mode & 0666) | 0600;
-	char *keep;
+	char *keep = mvfs_contrib_name(vpath);
 	int fd, err;
 
-	if (asprintf(&keep, "%s.contrib", vpath) < 0)
+	if (!keep)
 		return mvfs_err(-ENOMEM, "out of memory");
 	fd = open(keep, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		  kmode);
