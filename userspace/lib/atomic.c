@@ -174,6 +174,32 @@ int mvfs_write_new(int dfd, const char *name, const void *buf, size_t len)
 }
 
 /**
+ * mvfs_replace_file - replace file @name with @buf, atomically
+ * @dfd: the directory
+ * @name: the file
+ * @tmp: the name it is written under first (mvfs_write_new())
+ * @buf: its content
+ * @len: its length
+ *
+ * After a crash @name holds its old content or the new, whole.
+ *
+ * Return: 0 or -errno (no message).
+ */
+int mvfs_replace_file(int dfd, const char *name, const char *tmp,
+		      const void *buf, size_t len)
+{
+	int err = mvfs_write_new(dfd, tmp, buf, len);
+
+	if (!err && renameat(dfd, tmp, dfd, name))
+		err = -errno;
+	if (!err && fsync(dfd))
+		err = -errno;
+	if (err)
+		unlinkat(dfd, tmp, 0);
+	return err;
+}
+
+/**
  * mvfs_fault - is the test fault @point asked for
  * @point: its name
  *
@@ -193,6 +219,9 @@ int mvfs_write_new(int dfd, const char *name, const void *buf, size_t len)
  *                       short (one byte left) and fails with ENOSPC
  *   merge-crash         the same write is cut short, and the command
  *                       exits there, as a crash would
+ *   merge-keep-crash    the copy of that file's bytes from before
+ *                       (PATH.contrib.tmp) is cut short, and the
+ *                       command exits there
  *
  * Return: true if it is.
  */

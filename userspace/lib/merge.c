@@ -22,6 +22,7 @@
 #include "store_int.h"
 
 #define MVFS_MERGE_FILE	"merge"
+#define MVFS_MERGE_TMP	"merge.tmp"
 
 static char *mvfs_merge_path(const char *store_dir, const char *tag)
 {
@@ -73,23 +74,30 @@ int mvfs_merge_pending(const char *store_dir, const char *tag, __u64 *rev)
  * @tag: the view
  * @rev: the revision
  *
+ * The record replaces the one before atomically (merge.tmp renamed over
+ * it): a crash leaves one or the other, never an empty file that would
+ * fail the view's check-ins.
+ *
  * Return: 0, or -errno with a message.
  */
 int mvfs_merge_set(const char *store_dir, const char *tag, __u64 rev)
 {
-	char *path = mvfs_merge_path(store_dir, tag);
-	FILE *f;
-	int err = 0;
+	char *dir, buf[32];
+	int dfd, len, err;
 
-	if (!path)
+	if (asprintf(&dir, "%s/%s/%s", store_dir, MVFS_VIEWS_DIR, tag) < 0)
 		return mvfs_err(-ENOMEM, "out of memory");
-	f = fopen(path, "we");
-	if (!f || fprintf(f, "%llu\n", rev) < 0 || fflush(f) ||
-	    fsync(fileno(f)))
-		err = mvfs_err(-errno, "%s: %s", path, strerror(errno));
-	if (f && fclose(f) && !err)
-		err = mvfs_err(-errno, "%s: %s", path, strerror(errno));
-	free(path);
+	len = snprintf(buf, sizeof(buf), "%llu\n", rev);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	err = dfd < 0 ? -errno :
+	      mvfs_replace_file(dfd, MVFS_MERGE_FILE, MVFS_MERGE_TMP, buf, len);
+	if (dfd >= 0)
+		close(dfd);
+	if (err)
+		err = mvfs_err(err, "%s: cannot write %s (through %s): %s",
+			       dir, MVFS_MERGE_FILE, MVFS_MERGE_TMP,
+			       strerror(-err));
+	free(dir);
 	return err;
 }
 
@@ -334,7 +342,14 @@ static int mvfs_merge_run(struct mvfs_merge *m)
 	/*
 	 * Only a whole merge makes the source an ancestor of the next
 	 * check-in: after a merge of some paths, the rest is still to merge.
+	 * What the merge wrote (files, removals, their element marks) is on
+	 * the disk before the record: a crash must not leave a record whose
+	 * next check-in calls the source merged without them, nor give the
+	 * record blocks whose release is not on the disk yet (ext2).
 	 */
+	if (!err && !m->w->npaths && syncfs(m->w->s->dfd))
+		err = mvfs_err(-errno, "store %s: sync: %s", m->w->s->dir,
+			       strerror(errno));
 	if (!err && !m->w->npaths)
 		err = mvfs_merge_set(m->w->wc->store, m->w->tag, m->src);
 	else if (!err)
@@ -356,6 +371,8 @@ int mvfs_w_merge(struct mvfs_wctx *w)
 	size_t i;
 	int err;
 
+	/* Each line as its element is done, even into a file or a pipe. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	err = mvfs_merge_run(&m);
 	for (i = 0; i < m.nadded; i++)
 		free(m.added[i]);

@@ -2,7 +2,8 @@
 /*
  * work.h: the commands of work in a view: lsco, lsprivate, mkelem, diff
  * (work.c), checkin, uncheckout, checkout --reserved and unreserve
- * (work_ci.c), merge (merge.c, merge_apply.c).  mvfs.c dispatches them through mvfs_work_run().
+ * (work_ci.c), merge (merge.c, merge_apply.c, merge_keep.c).  mvfs.c
+ * dispatches them through mvfs_work_run().
  */
 #ifndef MVFS_WORK_H
 #define MVFS_WORK_H
