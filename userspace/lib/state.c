@@ -430,7 +430,8 @@ static void mvfs_state_not_durable(struct mvfs_store *s, int err)
  * @s: a store open for writing
  *
  * Writes state.tmp in full and syncs it, renames it over state, syncs the
- * directory.  Whatever the state refers to must be on disk already.  A
+ * directory, then the store (the old state's release).  Whatever the
+ * state refers to must be on disk already.  A
  * state larger than MVFS_STATE_MAX is refused: no reader would take it.
  *
  * Once the rename is done the change is committed: a failure to sync the
@@ -465,6 +466,15 @@ int mvfs_state_write(struct mvfs_store *s)
 	}
 	err = mvfs_fault("dir-sync") ? -EIO : 0;
 	if (!err && fsync(s->dfd))
+		err = -errno;
+	/*
+	 * The replaced state's inode and blocks are free now: their release
+	 * reaches the disk before anything can take them (a view's area, a
+	 * file or directory made in a view).  ext2 has no journal: after a
+	 * cut, an entry naming a reused inode that still reads as the old
+	 * file is a fault e2fsck -p leaves to a manual run.
+	 */
+	if (!err && syncfs(s->dfd))
 		err = -errno;
 	if (err)
 		mvfs_state_not_durable(s, err);

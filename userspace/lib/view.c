@@ -176,13 +176,21 @@ static void mvfs_view_area_remove(struct mvfs_store *s, const char *tag)
 			"(it belongs to no view: mvfs fsck --repair removes it)");
 }
 
-/* A new area for view TAG: what an old view of that tag left goes. */
+/*
+ * A new area for view TAG: what an old view of that tag left goes, its
+ * release synced before the new directories may take its inodes (as in
+ * mvfs_state_write()).
+ */
 static int mvfs_view_area_new(struct mvfs_store *s, const char *tag)
 {
-	int err;
+	int err = 0;
 
 	mvfs_view_area_remove(s, tag);
-	err = mvfs_view_area_make(s, tag);
+	if (syncfs(s->dfd))
+		err = mvfs_err(-errno, "store %s: sync: %s", s->dir,
+			       strerror(errno));
+	if (!err)
+		err = mvfs_view_area_make(s, tag);
 	if (!err && syncfs(s->dfd))
 		err = mvfs_err(-errno, "store %s: sync: %s", s->dir,
 			       strerror(errno));
