@@ -151,21 +151,34 @@ static int mvfs_privgen(struct mvfs_priv_req *r)
 	return err;
 }
 
-/* Retire a whiteout NAME of private directory UDIR. */
+/*
+ * Retire the whiteout at R's name in private directory UDIR.  Only a
+ * removal that was read (generation 0) or FORCE drops it.  With another
+ * generation, what was read there (and checked in as r->arg.rev) was
+ * removed since: the whiteout stays, -ESTALE, standing on that revision
+ * now, as a copy kept by RETIRE is moved to it.
+ */
 static int mvfs_retire_whiteout(struct mvfs_sb_info *sbi, struct dentry *udir,
-				const struct qstr *name)
+				const struct mvfs_priv_req *r)
 {
+	struct mvfs_origin b = { .rev = r->arg.rev, .path = r->path };
 	struct dentry *u;
 	int err = -ENOENT;
 
 	inode_lock_nested(d_inode(udir), I_MUTEX_PARENT);
-	u = lookup_one_len(name->name, udir, name->len);
+	u = lookup_one_len(r->name.name, udir, r->name.len);
 	if (IS_ERR(u)) {
 		err = PTR_ERR(u);
 		goto out_unlock;
 	}
-	if (mvfs_is_whiteout(u))
+	if (!mvfs_is_whiteout(u)) {
+		err = -ENOENT;
+	} else if (!r->arg.gen || (r->arg.flags & MVFS_PRIV_FORCE)) {
 		err = mvfs_do_unlink(sbi, d_inode(udir), u);
+	} else {
+		mvfs_base_mark(sbi, u, &b);
+		err = -ESTALE;
+	}
 	dput(u);
 out_unlock:
 	inode_unlock(d_inode(udir));
@@ -282,7 +295,7 @@ static int mvfs_retire(struct mvfs_priv_req *r)
 	if (d_really_is_positive(d) && mvfs_upper(d_inode(d)))
 		err = mvfs_retire_found(r, d);
 	else if (d_really_is_negative(d))
-		err = mvfs_retire_whiteout(sbi, mvfs_upper(dir), &r->name);
+		err = mvfs_retire_whiteout(sbi, mvfs_upper(dir), r);
 	else
 		err = -ENOENT;
 	/* Names may show through where the entry was: no negative holds. */

@@ -99,7 +99,8 @@ struct mvfs_ioc_priv {
  * private area, a directory too when it is empty, else it becomes a copy
  * of the element at path in rev.  The view then shows rev there.
  * -ESTALE when the entry changed since PRIVGEN said gen, or is open for
- * writing: it stays, its origin moved to rev.  Gen 0 says a removal was
+ * writing: it stays, its origin moved to rev; or when it was removed
+ * since: its whiteout stays, standing on rev.  Gen 0 says a removal was
  * read: a copy found there came since, and keeps its origin as it is.
  * MVFS_PRIV_FORCE drops it whatever its generation (uncheckout), -EBUSY
  * if open for writing.

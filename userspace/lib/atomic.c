@@ -215,6 +215,8 @@ int mvfs_replace_file(int dfd, const char *name, const char *tmp,
  *   checkin-pause       a check-in stops once it has read the view's
  *                       changes, before it asks for their generations,
  *                       until $MVFS_TEST_GO exists (mvfs_test_pause())
+ *   retire-pause        the same, once its revision is committed, before
+ *                       the view takes it and the changes are retired
  *   merge-write         a merge's write over a file of the view is cut
  *                       short (one byte left) and fails with ENOSPC
  *   merge-crash         the same write is cut short, and the command

@@ -440,6 +440,8 @@ int mvfs_checkin_retire(struct mvfs_checkin *ci)
 	size_t i;
 	int err, first;
 
+	if (mvfs_fault("retire-pause"))
+		mvfs_test_pause();
 	first = mvfs_reload(ci->vmnt);
 	if (first)
 		return mvfs_err(first, "%s did not take revision %llu: %s",
