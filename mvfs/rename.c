@@ -119,8 +119,9 @@ static int mvfs_rename_undoable(struct mvfs_sb_info *sbi, struct dentry *work,
 	if (!err && lower) {
 		err = mvfs_priv_move(sbi, work, &wh.q, uod, on, NULL, false);
 		if (err && mvfs_priv_move(sbi, und, nn, uod, on, src, false)) {
-			mvfs_undo_failed(sbi, nd, NULL);
-			moved = false;	/* the entry is at the new name */
+			/* The entry is at the new name: X stays in work/. */
+			mvfs_undo_failed(sbi, nd, moved ? &x : NULL);
+			moved = false;
 		}
 	}
 	if (err && moved &&
