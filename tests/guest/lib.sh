@@ -187,3 +187,27 @@ check_listings() {
 		"$_la") directories)" "$_la" "$_lb"
 	rm -f "$_la" "$_lb"
 }
+
+# only_nameless LOG: what e2fsck -p stopped at (status 4), in its account
+# LOG, is an inode without a name ("Unattached inode", "Unconnected
+# directory inode"), and the rest is what it mended (ending in "FIXED.",
+# "CLEARED."...) or its usual lines.  ext2 has no journal: an inode
+# written before its directory entry, or an entry's removal written
+# before the inode's release, is such an inode after a power cut, which
+# e2fsck -p leaves to a manual run; qemu/init then runs e2fsck -fy, by
+# the same rule.
+only_nameless() {
+	_nl=': (Unattached inode [0-9]+|Unconnected directory inode [0-9]+ .*)$'
+	_us='UNEXPECTED INCONSISTENCY|without -a or -p|not cleanly unmounted'
+	_us="$_us|contains a file system with errors|  [A-Z ]+\.\$|^[[:space:]]*\$"
+	grep -qE "$_nl" "$1" && ! grep -vE "$_nl|$_us" "$1" | grep -q .
+}
+
+# fsck_garbage_only OUT: what mvfs fsck printed to OUT (stdout and stderr)
+# names nothing but garbage, which an interrupted change may leave, and
+# its count; an fsck that could not run says so in a line of its own.
+fsck_garbage_only() {
+	! grep -v '(garbage)$' "$1" |
+		grep -vE '^mvfs: fsck: [0-9]+ problems, [0-9]+ repaired$' |
+		grep -q .
+}
