@@ -17,6 +17,7 @@
 #include <linux/blkdev.h>
 #include <linux/completion.h>
 #include <linux/cred.h>
+#include <linux/errseq.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mount.h>
@@ -301,10 +302,64 @@ out_unlock:
 	return d;
 }
 
-/* Build the copy of DENTRY's element in WORK; the new private entry. */
+/*
+ * Sync the store's filesystem, as syncfs(2) does, and flush its disk's
+ * cache: ext2 has no call that writes just a copy's inode, its origin (an
+ * xattr block) and the directory blocks of its rename, which fsync() of
+ * the private file does not write.  Twice a copy-up:
+ * - before the rename, so that its name never reaches the disk before
+ *   the inode and the origin do: one sync writes its blocks in any
+ *   order, and a power cut between them showed a copy with the work
+ *   file's owner and mode (root, 0600) and no origin
+ *   (tests/guest/boot1b/60-copyup-crash);
+ * - after, so that a change fsync'ed in the view right after its copy-up
+ *   is not lost with the rename (e2fsck -p found an unattached inode,
+ *   tests/torture/powercut).
+ *
+ * Called with the inode's ->cu_lock held, perhaps VFS locks of mvfs
+ * inodes; takes the store's s_umount for reading, as syncfs(2) does.
+ *
+ * Return: 0, or the error of a write the store's filesystem failed since
+ * SINCE (mvfs_copy_errseq()): what failed before the copy-up began is not
+ * this copy's, nor reason to refuse it once the disk works again.
+ */
+static int mvfs_copy_sync(struct mvfs_sb_info *sbi, errseq_t since)
+{
+	struct super_block *sb = sbi->store.mnt->mnt_sb;
+	int err;
+
+	down_read(&sb->s_umount);
+	sync_filesystem(sb);	/* its errors are in s_wb_err too */
+	up_read(&sb->s_umount);
+	err = errseq_check(&sb->s_wb_err, since);
+	/* ext2's sync sends the disk no cache flush: one goes now. */
+	if (!err && sb->s_bdev)
+		err = blkdev_issue_flush(sb->s_bdev);
+	return err;
+}
+
+/*
+ * The store's write errors so far (its s_wb_err, where both a file's and
+ * ext2's own buffers' failed writes are counted), marked seen, so that
+ * mvfs_copy_sync() tells a later one.
+ */
+static errseq_t mvfs_copy_errseq(struct mvfs_sb_info *sbi)
+{
+	struct super_block *sb = sbi->store.mnt->mnt_sb;
+	errseq_t since = errseq_sample(&sb->s_wb_err);
+
+	errseq_check_and_advance(&sb->s_wb_err, &since);
+	return since;
+}
+
+/*
+ * Build the copy of DENTRY's element in WORK; the new private entry.
+ * SINCE: as for mvfs_copy_sync().
+ */
 static struct dentry *mvfs_copy_build(struct dentry *dentry,
 				      struct dentry *work,
-				      struct dentry *udir, bool gone)
+				      struct dentry *udir, bool gone,
+				      errseq_t since)
 {
 	struct inode *inode = d_inode(dentry);
 	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
@@ -328,6 +383,8 @@ static struct dentry *mvfs_copy_build(struct dentry *dentry,
 		err = mvfs_copy_attr(sbi, inode, w);
 	if (!err)
 		err = mvfs_origin_set(sbi, w, ei->rev, inode->i_ino, ei->path);
+	if (!err)
+		err = mvfs_copy_sync(sbi, since);
 	if (!err) {
 		/*
 		 * Hashed under its copy before the copy shows: a lookup that
@@ -363,32 +420,6 @@ static void mvfs_set_ctime(struct inode *u, const struct timespec64 *c)
 	inode_unlock(u);
 }
 
-/*
- * Make a placed copy durable.  Its data was synced before the rename,
- * but its inode, its origin (an xattr block) and the rename itself are
- * dirty buffers and directory pages of the store's ext2, which fsync()
- * of the private file does not write: a change fsync'ed in the view
- * right after its copy-up was lost with them in a power cut, and e2fsck
- * -p found an unattached inode (tests/torture/powercut).  ext2 has no
- * call that writes just those, so the store's filesystem is synced, as
- * syncfs(2) does.  A failure is logged: the copy is in place all the
- * same, and the writes will be retried.
- *
- * Called with the inode's ->cu_lock held, perhaps VFS locks of mvfs
- * inodes; takes the store's s_umount for reading, as syncfs(2) does.
- */
-static void mvfs_copy_sync(struct mvfs_sb_info *sbi)
-{
-	struct super_block *sb = sbi->store.mnt->mnt_sb;
-	int err;
-
-	down_read(&sb->s_umount);
-	err = sync_filesystem(sb);
-	up_read(&sb->s_umount);
-	if (err && mvfs_log_fail_ok(sbi))
-		pr_warn("store %s: sync after a copy-up: %d\n", sbi->store_name, err);
-}
-
 /* Copy DENTRY up; its parent already has its private entry. */
 static int mvfs_copy_up_one(struct dentry *dentry)
 {
@@ -396,7 +427,8 @@ static int mvfs_copy_up_one(struct dentry *dentry)
 	struct mvfs_inode_info *ei = MVFS_I(inode);
 	struct mvfs_sb_info *sbi = MVFS_SB(inode->i_sb);
 	struct dentry *parent, *work, *d;
-	int err, cur;
+	int err, cur, serr;
+	errseq_t since;
 
 	mutex_lock(&ei->cu_lock);
 	err = 0;
@@ -411,12 +443,13 @@ static int mvfs_copy_up_one(struct dentry *dentry)
 	err = mnt_want_write(sbi->store.mnt);
 	if (err)
 		goto out_work;
+	since = mvfs_copy_errseq(sbi);
 	cur = mvfs_elem_current(inode);
 	err = cur < 0 ? cur : 0;
 	if (!err) {
 		parent = dget_parent(dentry);
 		d = mvfs_copy_build(dentry, work, mvfs_upper(d_inode(parent)),
-				    !cur);
+				    !cur, since);
 		dput(parent);
 		err = PTR_ERR_OR_ZERO(d);
 	}
@@ -426,8 +459,14 @@ static int mvfs_copy_up_one(struct dentry *dentry)
 	 */
 	if (!err) {
 		mvfs_set_ctime(d_inode(d), &inode->i_ctime);
-		if (!d_unhashed(d))
-			mvfs_copy_sync(sbi);
+		/*
+		 * A failure is logged: the copy is in place all the same, and
+		 * the writes will be retried.
+		 */
+		serr = d_unhashed(d) ? 0 : mvfs_copy_sync(sbi, since);
+		if (serr && mvfs_log_fail_ok(sbi))
+			pr_warn("store %s: sync after the copy-up of %pd: %d\n",
+				sbi->store_name, dentry, serr);
 	}
 	mnt_drop_write(sbi->store.mnt);
 	if (!err) {
