@@ -347,9 +347,8 @@ static int mvfs_merge_run(struct mvfs_merge *m)
 	 * next check-in calls the source merged without them, nor give the
 	 * record blocks whose release is not on the disk yet (ext2).
 	 */
-	if (!err && !m->w->npaths && syncfs(m->w->s->dfd))
-		err = mvfs_err(-errno, "store %s: sync: %s", m->w->s->dir,
-			       strerror(errno));
+	if (!err && !m->w->npaths)
+		err = mvfs_store_sync(m->w->s);
 	if (!err && !m->w->npaths)
 		err = mvfs_merge_set(m->w->wc->store, m->w->tag, m->src);
 	else if (!err)

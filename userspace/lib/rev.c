@@ -255,6 +255,23 @@ bool mvfs_store_durable(const struct mvfs_store *s)
 	return !s->not_durable;
 }
 
+/**
+ * mvfs_store_sync - make everything written to the store's disk durable
+ * @s: the store
+ *
+ * syncfs(), then an fsync() of the store's directory for the disk's cache
+ * flush, which ext2's syncfs does not send.
+ *
+ * Return: 0, or -errno with a message.
+ */
+int mvfs_store_sync(struct mvfs_store *s)
+{
+	if (syncfs(s->dfd) || fsync(s->dfd))
+		return mvfs_err(-errno, "store %s: sync: %s", s->dir,
+				strerror(errno));
+	return 0;
+}
+
 /* Revisions. */
 
 /**

@@ -150,6 +150,7 @@ bool mvfs_entry_name_valid(const char *name, size_t len);
 bool mvfs_store_is_store_dir(const struct mvfs_store *s,
 			     const struct stat *st);
 bool mvfs_store_durable(const struct mvfs_store *s);
+int mvfs_store_sync(struct mvfs_store *s);
 int mvfs_store_begin(struct mvfs_store *s);
 int mvfs_store_put_file(struct mvfs_store *s, int fd, __u64 size,
 			__u64 *ref);

@@ -296,9 +296,11 @@ static int mvfs_w_mkelem(struct mvfs_wctx *w)
 {
 	struct mvfs_change *ch;
 	struct mvfs_priv p;
-	int i, err;
+	int i, err, sync_err;
 
 	err = mvfs_w_read(w, &p);
+	if (err)
+		return mvfs_w_fail(w, err);
 	for (i = 0; !err && i < w->npaths; i++) {
 		ch = mvfs_priv_find(&p, w->paths[i]);
 		if (!ch)
@@ -311,6 +313,13 @@ static int mvfs_w_mkelem(struct mvfs_wctx *w)
 			err = mvfs_w_mark(&p, ch);
 	}
 	mvfs_priv_free(&p);
+	/*
+	 * A command of the store: the marks it made (all, or those before
+	 * a path it refused) are on the disk when it returns, as a
+	 * check-in's revision is.
+	 */
+	sync_err = mvfs_store_sync(w->s);
+	err = err ? err : sync_err;
 	return err ? mvfs_w_fail(w, err) : 0;
 }
 
