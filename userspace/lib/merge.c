@@ -343,11 +343,12 @@ static int mvfs_merge_run(struct mvfs_merge *m)
 	 * Only a whole merge makes the source an ancestor of the next
 	 * check-in: after a merge of some paths, the rest is still to merge.
 	 * What the merge wrote (files, removals, their element marks) is on
-	 * the disk before the record: a crash must not leave a record whose
-	 * next check-in calls the source merged without them, nor give the
-	 * record blocks whose release is not on the disk yet (ext2).
+	 * the disk when it returns, as mkelem's marks are, and before the
+	 * record: a crash must not leave a record whose next check-in calls
+	 * the source merged without them, nor give the record blocks whose
+	 * release is not on the disk yet (ext2).
 	 */
-	if (!err && !m->w->npaths)
+	if (!err)
 		err = mvfs_store_sync(m->w->s);
 	if (!err && !m->w->npaths)
 		err = mvfs_merge_set(m->w->wc->store, m->w->tag, m->src);

@@ -152,8 +152,16 @@ static int mvfs_w_drop(struct mvfs_wctx *w, struct mvfs_change *ch)
 					strerror(errno));
 		return 0;
 	}
-	if (!w->rm && ch->kind != MVFS_CH_DEL)
+	/*
+	 * The kept copy (its data, inode and name) is on the disk before
+	 * the change it keeps can leave it: else a power cut may leave
+	 * neither.
+	 */
+	if (!w->rm && ch->kind != MVFS_CH_DEL) {
 		err = mvfs_w_keep(w, ch);
+		if (!err)
+			err = mvfs_store_sync(w->s);
+	}
 	if (!err)
 		err = mvfs_priv_retire(w->wc->view_root, w->tag, ch->path, 0,
 				       mvfs_sel_rev(&w->sel, ch->path),
@@ -324,6 +332,9 @@ int mvfs_w_uncheckout(struct mvfs_wctx *w)
 	}
 	mvfs_resv_free(&r);
 	mvfs_priv_free(&p);
+	/* What was dropped (all, or before a refused path) stays dropped. */
+	i = mvfs_store_sync(w->s);
+	err = err ? err : i;
 	return err ? mvfs_w_fail(w, err) : 0;
 }
 
