@@ -58,6 +58,8 @@
 
 #define MVFS_STATE_FILE		"state"
 #define MVFS_STATE_TMP		"state.tmp"
+/* The replaced state's second name while a commit reaches the disk */
+#define MVFS_STATE_OLD		"state.old"
 #define MVFS_PACK_FILE		"pack"
 #define MVFS_INDEX_FILE		"index"
 #define MVFS_ISORT_FILE		"index.sorted"

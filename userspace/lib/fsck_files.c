@@ -61,8 +61,8 @@ static void mvfs_fsck_tmp(struct mvfs_fsck *f, const char *name)
 }
 
 /**
- * mvfs_fsck_pack - check the pack's header and length, state.tmp and
- *	index.sorted.tmp
+ * mvfs_fsck_pack - check the pack's header and length, state.tmp,
+ *	state.old and index.sorted.tmp
  * @f: the check
  *
  * Return: 0.
@@ -80,6 +80,7 @@ int mvfs_fsck_pack(struct mvfs_fsck *f)
 	mvfs_fsck_length(f, MVFS_INDEX_FILE, f->s->index_fd,
 			 f->s->index_len);
 	mvfs_fsck_tmp(f, MVFS_STATE_TMP);
+	mvfs_fsck_tmp(f, MVFS_STATE_OLD);
 	mvfs_fsck_tmp(f, MVFS_ISORT_TMP);
 	return 0;
 }

@@ -416,6 +416,25 @@ static int mvfs_state_image(const struct mvfs_store *s, size_t size,
 	return err;
 }
 
+/*
+ * Give the state about to be replaced a second name, state.old, until
+ * the rename is on the disk.  ext2 orders nothing: writeback may write
+ * the replaced inode's release before the directory block that names the
+ * new state, and after a cut between them "state" names a free inode,
+ * which e2fsck clears: a store without a state (tests/guest/boot1b/
+ * 63-upgrade-crash).  Linked, the old inode is never released early.  A
+ * state.old left by an earlier commit goes first.  Return: 0 or -errno.
+ */
+static int mvfs_state_keep_old(struct mvfs_store *s)
+{
+	if (unlinkat(s->dfd, MVFS_STATE_OLD, 0) && errno != ENOENT)
+		return -errno;
+	if (linkat(s->dfd, MVFS_STATE_FILE, s->dfd, MVFS_STATE_OLD, 0) &&
+	    errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
 /* Warn that a committed change may not survive a crash. */
 static void mvfs_state_not_durable(struct mvfs_store *s, int err)
 {
@@ -429,8 +448,9 @@ static void mvfs_state_not_durable(struct mvfs_store *s, int err)
  * mvfs_state_write - commit the state in memory
  * @s: a store open for writing
  *
- * Writes state.tmp in full and syncs it, renames it over state, syncs the
- * directory, then the store (the old state's release).  Whatever the
+ * Writes state.tmp in full and syncs it, links state as state.old, renames
+ * state.tmp over state, syncs the directory, unlinks state.old, then syncs
+ * the store (the old state's release).  Whatever the
  * state refers to must be on disk already.  A
  * state larger than MVFS_STATE_MAX is refused: no reader would take it.
  *
@@ -457,15 +477,21 @@ int mvfs_state_write(struct mvfs_store *s)
 		return err;
 	err = mvfs_write_new(s->dfd, MVFS_STATE_TMP, img, size);
 	free(img);
+	if (!err)
+		err = mvfs_state_keep_old(s);
 	if (!err && renameat(s->dfd, MVFS_STATE_TMP, s->dfd, MVFS_STATE_FILE))
 		err = -errno;
 	if (err) {
 		unlinkat(s->dfd, MVFS_STATE_TMP, 0);
+		unlinkat(s->dfd, MVFS_STATE_OLD, 0);
 		return mvfs_err(err, "store %s: cannot write %s: %s", s->dir,
 				MVFS_STATE_FILE, strerror(-err));
 	}
 	err = mvfs_fault("dir-sync") ? -EIO : 0;
 	if (!err && fsync(s->dfd))
+		err = -errno;
+	/* The rename is on the disk: the old state may go (else it stays). */
+	if (!err && unlinkat(s->dfd, MVFS_STATE_OLD, 0) && errno != ENOENT)
 		err = -errno;
 	/*
 	 * The replaced state's inode and blocks are free now: their release
