@@ -64,6 +64,7 @@
 #define MVFS_INDEX_FILE		"index"
 #define MVFS_ISORT_FILE		"index.sorted"
 #define MVFS_ISORT_TMP		"index.sorted.tmp"
+#define MVFS_ISORT_OLD		"index.sorted.old"
 #define MVFS_OBJECTS_DIR	"objects"
 #define MVFS_VIEWS_DIR		"views"		/* format 2 */
 #define MVFS_UPPER_DIR		"upper"		/* views/TAG/upper */

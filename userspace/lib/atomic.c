@@ -174,29 +174,85 @@ int mvfs_write_new(int dfd, const char *name, const void *buf, size_t len)
 }
 
 /**
+ * mvfs_rename_keep - rename @tmp over @name, the file replaced keeping a
+ *	second name
+ * @dfd: the directory of all three
+ * @tmp: the new file, written and synced (mvfs_write_new())
+ * @name: the file it replaces (if any)
+ * @old: the second name the replaced file keeps (a leftover of that name
+ *	is unlinked first)
+ *
+ * ext2 orders nothing: writeback may write the release of the replaced
+ * inode (an inode-table block) before the directory block that names
+ * the new file, and after a cut between them @name names a free inode,
+ * which e2fsck clears: neither file is left.  Linked as @old, the
+ * replaced inode is not released until the caller has synced @dfd and
+ * dropped @old (mvfs_kept_drop()).
+ *
+ * Return: 0 when renamed, or -errno and nothing changed (@tmp stays).
+ */
+int mvfs_rename_keep(int dfd, const char *tmp, const char *name,
+		     const char *old)
+{
+	int err;
+
+	if (unlinkat(dfd, old, 0) && errno != ENOENT)
+		return -errno;
+	if (linkat(dfd, name, dfd, old, 0) && errno != ENOENT)
+		return -errno;
+	if (!renameat(dfd, tmp, dfd, name))
+		return 0;
+	err = -errno;
+	unlinkat(dfd, old, 0);
+	return err;
+}
+
+/**
+ * mvfs_kept_drop - drop the second name mvfs_rename_keep() gave
+ * @dfd: the directory, synced since the rename
+ * @old: the name
+ *
+ * A name it cannot drop is garbage that the next replace drops first.
+ */
+void mvfs_kept_drop(int dfd, const char *old)
+{
+	unlinkat(dfd, old, 0);
+}
+
+/**
  * mvfs_replace_file - replace file @name with @buf, atomically
  * @dfd: the directory
  * @name: the file
  * @tmp: the name it is written under first (mvfs_write_new())
+ * @old: the name the file replaced keeps until the rename is on the disk
+ *	(mvfs_rename_keep())
  * @buf: its content
  * @len: its length
  *
- * After a crash @name holds its old content or the new, whole.
+ * After a crash @name holds its old content or the new, whole.  The
+ * replaced file's release is on the disk when it returns (syncfs(), then
+ * the directory's fsync for the cache flush), before anything can take
+ * its inode or blocks: ext2 has no journal, and an entry naming a reused
+ * inode that still reads as the old file is a fault e2fsck -p leaves to
+ * a manual run.
  *
- * Return: 0 or -errno (no message).
+ * Return: 0, or -errno (no message): before the rename, nothing changed.
  */
 int mvfs_replace_file(int dfd, const char *name, const char *tmp,
-		      const void *buf, size_t len)
+		      const char *old, const void *buf, size_t len)
 {
 	int err = mvfs_write_new(dfd, tmp, buf, len);
 
-	if (!err && renameat(dfd, tmp, dfd, name))
-		err = -errno;
-	if (!err && fsync(dfd))
-		err = -errno;
-	if (err)
+	if (!err)
+		err = mvfs_rename_keep(dfd, tmp, name, old);
+	if (err) {
 		unlinkat(dfd, tmp, 0);
-	return err;
+		return err;
+	}
+	if (fsync(dfd))
+		return -errno;
+	mvfs_kept_drop(dfd, old);
+	return syncfs(dfd) || fsync(dfd) ? -errno : 0;
 }
 
 /**

@@ -61,8 +61,8 @@ static void mvfs_fsck_tmp(struct mvfs_fsck *f, const char *name)
 }
 
 /**
- * mvfs_fsck_pack - check the pack's header and length, state.tmp,
- *	state.old and index.sorted.tmp
+ * mvfs_fsck_pack - check the pack's header and length, and what an
+ *	interrupted replace of state or index.sorted leaves
  * @f: the check
  *
  * Return: 0.
@@ -82,6 +82,7 @@ int mvfs_fsck_pack(struct mvfs_fsck *f)
 	mvfs_fsck_tmp(f, MVFS_STATE_TMP);
 	mvfs_fsck_tmp(f, MVFS_STATE_OLD);
 	mvfs_fsck_tmp(f, MVFS_ISORT_TMP);
+	mvfs_fsck_tmp(f, MVFS_ISORT_OLD);
 	return 0;
 }
 

@@ -281,7 +281,6 @@ static void mvfs_isort_write(struct mvfs_store *s, __u64 total,
 	struct mvfs_index_rec last, *r;
 	struct mvfs_isort_hdr *h;
 	__le32 *fan;
-	int err;
 
 	if (n > UINT32_MAX || mvfs_pread(s->index_fd, &last, sizeof(last),
 					 (total - 1) * sizeof(last)))
@@ -311,11 +310,9 @@ static void mvfs_isort_write(struct mvfs_store *s, __u64 total,
 	h->entries = htole64(n);
 	h->last_hash = last.hash;
 	h->last_ref = last.ref;
-	err = mvfs_write_new(s->dfd, MVFS_ISORT_TMP, h, len);
-	if (!err && renameat(s->dfd, MVFS_ISORT_TMP, s->dfd, MVFS_ISORT_FILE))
-		err = -errno;
-	if (err)
-		unlinkat(s->dfd, MVFS_ISORT_TMP, 0);
+	/* A failure is not reported (above): the old copy stays, or none. */
+	mvfs_replace_file(s->dfd, MVFS_ISORT_FILE, MVFS_ISORT_TMP,
+			  MVFS_ISORT_OLD, h, len);
 	free(h);
 }
 

@@ -23,6 +23,7 @@
 
 #define MVFS_MERGE_FILE	"merge"
 #define MVFS_MERGE_TMP	"merge.tmp"
+#define MVFS_MERGE_OLD	"merge.old"
 
 static char *mvfs_merge_path(const char *store_dir, const char *tag)
 {
@@ -90,7 +91,8 @@ int mvfs_merge_set(const char *store_dir, const char *tag, __u64 rev)
 	len = snprintf(buf, sizeof(buf), "%llu\n", rev);
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	err = dfd < 0 ? -errno :
-	      mvfs_replace_file(dfd, MVFS_MERGE_FILE, MVFS_MERGE_TMP, buf, len);
+	      mvfs_replace_file(dfd, MVFS_MERGE_FILE, MVFS_MERGE_TMP,
+				MVFS_MERGE_OLD, buf, len);
 	if (dfd >= 0)
 		close(dfd);
 	if (err)
@@ -310,7 +312,7 @@ static int mvfs_merge_run(struct mvfs_merge *m)
 {
 	struct mvfs_entry_info b, t;
 	struct mvfs_rev_info ri;
-	int err, added;
+	int err, added, sync_err;
 
 	err = mvfs_merge_src(m);
 	if (err)
@@ -348,8 +350,8 @@ static int mvfs_merge_run(struct mvfs_merge *m)
 	 * the source merged without them, nor give the record blocks whose
 	 * release is not on the disk yet (ext2).
 	 */
-	if (!err)
-		err = mvfs_store_sync(m->w->s);
+	sync_err = mvfs_store_sync(m->w->s);
+	err = err ? err : sync_err;
 	if (!err && !m->w->npaths)
 		err = mvfs_merge_set(m->w->wc->store, m->w->tag, m->src);
 	else if (!err)

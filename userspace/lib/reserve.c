@@ -18,6 +18,7 @@
 
 #define MVFS_RESV_FILE	"reserved"
 #define MVFS_RESV_TMP	"reserved.tmp"
+#define MVFS_RESV_OLD	"reserved.old"
 
 static int mvfs_resv_oom(void)
 {
@@ -220,24 +221,23 @@ bool mvfs_resv_drop(struct mvfs_resv *r, const char *tag, const char *path)
 	return found;
 }
 
-/* Write R's lines into the open file FD and sync it. */
-static int mvfs_resv_put(int fd, const struct mvfs_resv *r)
+/* R's lines, in a buffer of *LEN bytes (free() it), or NULL. */
+static char *mvfs_resv_image(const struct mvfs_resv *r, size_t *len)
 {
-	FILE *f = fdopen(fd, "w");
+	char *buf = NULL;
 	size_t i;
-	int err = 0;
+	FILE *f;
 
-	if (!f) {
-		close(fd);
-		return -errno;
-	}
+	f = open_memstream(&buf, len);
+	if (!f)
+		return NULL;
 	for (i = 0; i < r->n; i++)
 		fprintf(f, "%s\t%s\n", r->tag[i], r->path[i]);
-	if (fflush(f) || fsync(fileno(f)))
-		err = -errno;
-	if (fclose(f) && !err)
-		err = -errno;
-	return err;
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 /**
@@ -249,21 +249,17 @@ static int mvfs_resv_put(int fd, const struct mvfs_resv *r)
  */
 int mvfs_resv_write(const char *store_dir, const struct mvfs_resv *r)
 {
-	int dfd, fd, err;
+	char *buf;
+	size_t len;
+	int dfd, err;
 
 	dfd = open(store_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return mvfs_err(-errno, "%s: %s", store_dir, strerror(errno));
-	unlinkat(dfd, MVFS_RESV_TMP, 0);
-	fd = openat(dfd, MVFS_RESV_TMP,
-		    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	err = fd < 0 ? -errno : mvfs_resv_put(fd, r);
-	if (!err && renameat(dfd, MVFS_RESV_TMP, dfd, MVFS_RESV_FILE))
-		err = -errno;
-	if (!err && fsync(dfd))
-		err = -errno;
-	if (err)
-		unlinkat(dfd, MVFS_RESV_TMP, 0);
+	buf = mvfs_resv_image(r, &len);
+	err = buf ? mvfs_replace_file(dfd, MVFS_RESV_FILE, MVFS_RESV_TMP,
+				      MVFS_RESV_OLD, buf, len) : -ENOMEM;
+	free(buf);
 	close(dfd);
 	if (err)
 		return mvfs_err(err, "store %s: cannot write %s: %s", store_dir,

@@ -416,25 +416,6 @@ static int mvfs_state_image(const struct mvfs_store *s, size_t size,
 	return err;
 }
 
-/*
- * Give the state about to be replaced a second name, state.old, until
- * the rename is on the disk.  ext2 orders nothing: writeback may write
- * the replaced inode's release before the directory block that names the
- * new state, and after a cut between them "state" names a free inode,
- * which e2fsck clears: a store without a state (tests/guest/boot1b/
- * 63-upgrade-crash).  Linked, the old inode is never released early.  A
- * state.old left by an earlier commit goes first.  Return: 0 or -errno.
- */
-static int mvfs_state_keep_old(struct mvfs_store *s)
-{
-	if (unlinkat(s->dfd, MVFS_STATE_OLD, 0) && errno != ENOENT)
-		return -errno;
-	if (linkat(s->dfd, MVFS_STATE_FILE, s->dfd, MVFS_STATE_OLD, 0) &&
-	    errno != ENOENT)
-		return -errno;
-	return 0;
-}
-
 /* Warn that a committed change may not survive a crash. */
 static void mvfs_state_not_durable(struct mvfs_store *s, int err)
 {
@@ -477,13 +458,16 @@ int mvfs_state_write(struct mvfs_store *s)
 		return err;
 	err = mvfs_write_new(s->dfd, MVFS_STATE_TMP, img, size);
 	free(img);
+	/*
+	 * The replaced state keeps a second name until the rename is on
+	 * the disk: else a cut could leave "state" naming a free inode,
+	 * which e2fsck clears (tests/guest/boot1b/63-upgrade-crash).
+	 */
 	if (!err)
-		err = mvfs_state_keep_old(s);
-	if (!err && renameat(s->dfd, MVFS_STATE_TMP, s->dfd, MVFS_STATE_FILE))
-		err = -errno;
+		err = mvfs_rename_keep(s->dfd, MVFS_STATE_TMP, MVFS_STATE_FILE,
+				       MVFS_STATE_OLD);
 	if (err) {
 		unlinkat(s->dfd, MVFS_STATE_TMP, 0);
-		unlinkat(s->dfd, MVFS_STATE_OLD, 0);
 		return mvfs_err(err, "store %s: cannot write %s: %s", s->dir,
 				MVFS_STATE_FILE, strerror(-err));
 	}
@@ -491,16 +475,17 @@ int mvfs_state_write(struct mvfs_store *s)
 	if (!err && fsync(s->dfd))
 		err = -errno;
 	/* The rename is on the disk: the old state may go (else it stays). */
-	if (!err && unlinkat(s->dfd, MVFS_STATE_OLD, 0) && errno != ENOENT)
-		err = -errno;
+	if (!err)
+		mvfs_kept_drop(s->dfd, MVFS_STATE_OLD);
 	/*
 	 * The replaced state's inode and blocks are free now: their release
-	 * reaches the disk before anything can take them (a view's area, a
-	 * file or directory made in a view).  ext2 has no journal: after a
-	 * cut, an entry naming a reused inode that still reads as the old
-	 * file is a fault e2fsck -p leaves to a manual run.
+	 * reaches the disk (and past its cache: the directory's fsync
+	 * flushes it) before anything can take them (a view's area, a file
+	 * or directory made in a view).  ext2 has no journal: after a cut,
+	 * an entry naming a reused inode that still reads as the old file is
+	 * a fault e2fsck -p leaves to a manual run.
 	 */
-	if (!err && syncfs(s->dfd))
+	if (!err && (syncfs(s->dfd) || fsync(s->dfd)))
 		err = -errno;
 	if (err)
 		mvfs_state_not_durable(s, err);

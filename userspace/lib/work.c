@@ -299,8 +299,6 @@ static int mvfs_w_mkelem(struct mvfs_wctx *w)
 	int i, err, sync_err;
 
 	err = mvfs_w_read(w, &p);
-	if (err)
-		return mvfs_w_fail(w, err);
 	for (i = 0; !err && i < w->npaths; i++) {
 		ch = mvfs_priv_find(&p, w->paths[i]);
 		if (!ch)
