@@ -174,6 +174,20 @@ int mvfs_write_new(int dfd, const char *name, const void *buf, size_t len)
 }
 
 /**
+ * mvfs_sync_disk - everything written to a file system, on its disk
+ * @dfd: a directory of it
+ *
+ * syncfs(), then an fsync() of @dfd for the disk's cache flush, which
+ * ext2's syncfs does not send.
+ *
+ * Return: 0 or -errno (no message).
+ */
+int mvfs_sync_disk(int dfd)
+{
+	return syncfs(dfd) || fsync(dfd) ? -errno : 0;
+}
+
+/**
  * mvfs_rename_keep - rename @tmp over @name, the file replaced keeping a
  *	second name
  * @dfd: the directory of all three
@@ -230,11 +244,10 @@ void mvfs_kept_drop(int dfd, const char *old)
  * @len: its length
  *
  * After a crash @name holds its old content or the new, whole.  The
- * replaced file's release is on the disk when it returns (syncfs(), then
- * the directory's fsync for the cache flush), before anything can take
- * its inode or blocks: ext2 has no journal, and an entry naming a reused
- * inode that still reads as the old file is a fault e2fsck -p leaves to
- * a manual run.
+ * replaced file's release is on the disk when it returns
+ * (mvfs_sync_disk()), before anything can take its inode or blocks: ext2
+ * has no journal, and an entry naming a reused inode that still reads as
+ * the old file is a fault e2fsck -p leaves to a manual run.
  *
  * Return: 0, or -errno (no message): before the rename, nothing changed.
  */
@@ -252,7 +265,7 @@ int mvfs_replace_file(int dfd, const char *name, const char *tmp,
 	if (fsync(dfd))
 		return -errno;
 	mvfs_kept_drop(dfd, old);
-	return syncfs(dfd) || fsync(dfd) ? -errno : 0;
+	return mvfs_sync_disk(dfd);
 }
 
 /**

@@ -259,16 +259,17 @@ bool mvfs_store_durable(const struct mvfs_store *s)
  * mvfs_store_sync - make everything written to the store's disk durable
  * @s: the store
  *
- * syncfs(), then an fsync() of the store's directory for the disk's cache
- * flush, which ext2's syncfs does not send.
+ * mvfs_sync_disk() on the store's directory.
  *
  * Return: 0, or -errno with a message.
  */
 int mvfs_store_sync(struct mvfs_store *s)
 {
-	if (syncfs(s->dfd) || fsync(s->dfd))
-		return mvfs_err(-errno, "store %s: sync: %s", s->dir,
-				strerror(errno));
+	int err = mvfs_sync_disk(s->dfd);
+
+	if (err)
+		return mvfs_err(err, "store %s: sync: %s", s->dir,
+				strerror(-err));
 	return 0;
 }
 

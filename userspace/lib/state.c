@@ -485,8 +485,8 @@ int mvfs_state_write(struct mvfs_store *s)
 	 * an entry naming a reused inode that still reads as the old file is
 	 * a fault e2fsck -p leaves to a manual run.
 	 */
-	if (!err && (syncfs(s->dfd) || fsync(s->dfd)))
-		err = -errno;
+	if (!err)
+		err = mvfs_sync_disk(s->dfd);
 	if (err)
 		mvfs_state_not_durable(s, err);
 	return 0;

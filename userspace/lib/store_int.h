@@ -191,6 +191,7 @@ int mvfs_pread(int fd, void *buf, size_t len, __u64 off);
 int mvfs_pwrite(int fd, const void *buf, size_t len, __u64 off);
 ssize_t mvfs_pread_upto(int fd, void *buf, size_t len, __u64 off);
 int mvfs_write_new(int dfd, const char *name, const void *buf, size_t len);
+int mvfs_sync_disk(int dfd);
 int mvfs_rename_keep(int dfd, const char *tmp, const char *name,
 		     const char *old);
 void mvfs_kept_drop(int dfd, const char *old);
